@@ -1,0 +1,57 @@
+// Type-checked by `tsc -p __test__/tsconfig.json` (CI): the public types as a caller uses them.
+import {
+  canonicalJson,
+  idempotencyKey,
+  indexHash,
+  missingPackEnv,
+  packError,
+  parsePackEnvCheck,
+  parsePackRequest,
+  resolvePackEnv,
+  undeclaredPackEnv,
+  writeIndex,
+  PACK_HEADERS,
+  PACK_SERVICE_DRAIN_MS,
+  type PackErrorMessage,
+  type PackRequest,
+  type WriteIndexResult,
+} from '../index.js';
+import { parsePackResponse, PACK_PROTOCOL_VERSION, type ParseOutcome } from '../lib/protocol.js';
+import { INDEX_ENVELOPE_VERSION, type Index, type NativeError } from '../lib/kindgi-index.js';
+
+const outcome: ParseOutcome<PackRequest> = parsePackRequest({});
+if (outcome.kind === 'err') {
+  const error: PackErrorMessage = outcome.error;
+  const code: 'malformed-message' | string = error.code;
+  void code;
+}
+const response = parsePackResponse({ v: PACK_PROTOCOL_VERSION, kind: 'result', output: 1 });
+void response;
+const error: PackErrorMessage = packError('cancelled', 'x was cancelled', { toolId: 'x' });
+const header: 'kindgi-pack-token' = PACK_HEADERS.token;
+const drain: 8000 = PACK_SERVICE_DRAIN_MS;
+const key: string = idempotencyKey('run', 'step', 'tool', 'call');
+const text: string = canonicalJson({ a: 1 });
+const hash: string = indexHash(new Uint8Array([1]));
+const env = resolvePackEnv({ required: ['A'] });
+if (env.kind === 'ok' && env.value !== undefined) {
+  const missing: readonly string[] = missingPackEnv(env.value, { A: '' });
+  const dropped: string[] = undeclaredPackEnv(env.value, { B: 'x' });
+  void missing;
+  void dropped;
+}
+const check = parsePackEnvCheck(undefined);
+const index: Index = {
+  v: INDEX_ENVELOPE_VERSION,
+  packId: 'p',
+  packVersion: '1',
+  artifactVersion: '1',
+  publishedAt: 'now',
+  tools: [],
+  guardrails: [],
+  agents: [],
+  flows: [],
+};
+const written: Promise<WriteIndexResult> = writeIndex(index, 'index.json', { publishedAt: 'now' });
+written.catch((e: NativeError) => e.code);
+void [error, header, drain, key, text, hash, check];

@@ -1,0 +1,9 @@
+// Types of @kindgi/handler-runtime-native's root entry (`.`).
+// The same names and shapes as @kindgi/handler-runtime, plus the native extras
+// (`canonicalJson`, `writeIndex`, `indexHash`, `idempotencyKey`).
+
+export * from './lib/protocol.js';
+export * from './lib/pack-env.js';
+export * from './lib/kindgi-index.js';
+export { PACK_SERVICE_DRAIN_MS } from './lib/pack-service.js';
+export { NativeError, NativeErrorCode } from './lib/errors.js';

@@ -1,0 +1,6 @@
+// @kindgi/handler-runtime-native: the root entry.
+export * from './lib/protocol.js';
+export * from './lib/pack-env.js';
+export * from './lib/kindgi-index.js';
+export { PACK_SERVICE_DRAIN_MS } from './lib/pack-service.js';
+export { NATIVE_ERROR_CODES } from './lib/errors.js';

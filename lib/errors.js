@@ -1,0 +1,58 @@
+// Errors this package throws: an Error with a stable `code` (see errors.d.ts).
+import { native } from './native.js';
+
+export const NATIVE_ERROR_CODES = Object.freeze([
+  'invalid-argument',
+  'invalid-json-value',
+  'value-too-deep',
+  'output-write-failed',
+  'index-read-failed',
+]);
+
+export const MAX_JSON_DEPTH = native.maxJsonDepth();
+
+/** An Error with `code` (and any extra own properties). */
+export function nativeError(code, message, extra = {}) {
+  const error = new Error(message);
+  error.code = code;
+  Object.assign(error, extra);
+  return error;
+}
+
+export function invalidArgument(message) {
+  return nativeError('invalid-argument', message);
+}
+
+/** What `typeof`-style text says a value is, for argument errors. */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+export function requireString(value, name) {
+  if (typeof value !== 'string') throw invalidArgument(`${name} must be a string, not ${describe(value)}`);
+  return value;
+}
+
+/**
+ * JSON text of `value` for the native side. JSON.stringify's own failures (a BigInt, a cycle)
+ * and values it writes nothing for (`undefined`, a function, a symbol) are `invalid-json-value`;
+ * nesting past MAX_JSON_DEPTH is `value-too-deep`.
+ */
+export function jsonText(value, name) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    if (cause instanceof RangeError) {
+      throw nativeError('value-too-deep', `${name} is nested too deeply to write as JSON (at most ${MAX_JSON_DEPTH} levels)`, { cause });
+    }
+    throw nativeError('invalid-json-value', `${name} cannot be written as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  if (typeof text !== 'string') {
+    throw nativeError('invalid-json-value', `${name} cannot be written as JSON: it is ${describe(value)}`);
+  }
+  return text;
+}

@@ -1,0 +1,411 @@
+//! `writeIndex`: the index's lists sorted by id, `artifactVersion` and `publishedAt` filled in,
+//! the canonical text written to a temporary file beside the output and renamed into place.
+
+use super::{canonical_text, iso_utc_millis, utc_yyyymmdd};
+use crate::ids::index_hash;
+use crate::json::{
+    nesting_depth, parse, with_stack_for, write_js_number, JsonStr, Node, ParseError, MAX_DEPTH,
+};
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The four lists the index keeps sorted by `id`.
+const SORTED_LISTS: [&str; 4] = ["tools", "guardrails", "agents", "flows"];
+
+pub struct IndexWriteRequest<'a> {
+    /// The index as JSON text (what `JSON.stringify` gives for it).
+    pub text: &'a str,
+    pub output_path: &'a Path,
+    /// Pinned by the caller; else the index's own; else `YYYYMMDD.N`.
+    pub artifact_version: Option<String>,
+    /// Pinned by the caller; else the index's own; else `now`.
+    pub published_at: Option<String>,
+    pub now: SystemTime,
+    /// Names the temporary file, with `now`.
+    pub pid: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexWritten {
+    pub artifact_version: String,
+    pub published_at: String,
+    pub index_hash: String,
+    pub bytes: usize,
+}
+
+#[derive(Debug)]
+pub enum IndexWriteError {
+    /// The index is not a JSON object.
+    NotAnObject,
+    /// The text is not JSON, or is nested too deep.
+    Parse(ParseError),
+    /// A file system step failed; nothing was left at the temporary path.
+    Output {
+        output_path: PathBuf,
+        failure: FsFailure,
+    },
+}
+
+impl fmt::Display for IndexWriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexWriteError::NotAnObject => write!(f, "the index must be a JSON object"),
+            IndexWriteError::Parse(error) => write!(f, "the index is {error}"),
+            IndexWriteError::Output {
+                output_path,
+                failure,
+            } => {
+                write!(f, "Failed to write {}: {failure}", output_path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for IndexWriteError {}
+
+/// One failed file system call, written as Node's `fs` writes its errors
+/// (`Error: ENOTDIR: not a directory, mkdir '/a/b'`), so messages read as the TypeScript ones do.
+#[derive(Debug)]
+pub struct FsFailure {
+    pub syscall: &'static str,
+    pub path: PathBuf,
+    pub dest: Option<PathBuf>,
+    pub cause: io::Error,
+}
+
+impl fmt::Display for FsFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some((code, description)) = node_errno(&self.cause) else {
+            return write!(f, "Error: {}", self.cause);
+        };
+        write!(
+            f,
+            "Error: {code}: {description}, {} '{}'",
+            self.syscall,
+            self.path.display()
+        )?;
+        if let Some(dest) = &self.dest {
+            write!(f, " -> '{}'", dest.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// libuv's name and text for the errors a write can meet.
+fn node_errno(error: &io::Error) -> Option<(&'static str, &'static str)> {
+    use io::ErrorKind::*;
+    Some(match error.kind() {
+        NotFound => ("ENOENT", "no such file or directory"),
+        PermissionDenied if cfg!(unix) && error.raw_os_error() == Some(1) => {
+            ("EPERM", "operation not permitted")
+        }
+        PermissionDenied => ("EACCES", "permission denied"),
+        NotADirectory => ("ENOTDIR", "not a directory"),
+        IsADirectory => ("EISDIR", "illegal operation on a directory"),
+        AlreadyExists => ("EEXIST", "file already exists"),
+        StorageFull => ("ENOSPC", "no space left on device"),
+        ReadOnlyFilesystem => ("EROFS", "read-only file system"),
+        CrossesDevices => ("EXDEV", "cross-device link not permitted"),
+        InvalidFilename => ("ENAMETOOLONG", "name too long"),
+        ResourceBusy => ("EBUSY", "resource busy or locked"),
+        DirectoryNotEmpty => ("ENOTEMPTY", "directory not empty"),
+        _ => return None,
+    })
+}
+
+/// Writes the index and says what was written.
+pub fn write_index(request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
+    let depth = nesting_depth(request.text);
+    if depth > MAX_DEPTH {
+        return Err(IndexWriteError::Parse(ParseError::TooDeep));
+    }
+    with_stack_for(depth, || write_parsed(request))
+        .unwrap_or(Err(IndexWriteError::Parse(ParseError::TooDeep)))
+}
+
+fn write_parsed(request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
+    let mut index = parse(request.text).map_err(IndexWriteError::Parse)?;
+    if !matches!(index, Node::Object(_)) {
+        return Err(IndexWriteError::NotAnObject);
+    }
+    for list in SORTED_LISTS {
+        sort_by_id(&mut index, list);
+    }
+    let artifact_version = match request
+        .artifact_version
+        .or_else(|| own_string(&index, "artifactVersion"))
+    {
+        Some(pinned) => pinned,
+        None => next_artifact_version(request.output_path, request.now),
+    };
+    let published_at = request
+        .published_at
+        .or_else(|| own_string(&index, "publishedAt"))
+        .unwrap_or_else(|| iso_utc_millis(request.now));
+    set_string(&mut index, "artifactVersion", &artifact_version);
+    set_string(&mut index, "publishedAt", &published_at);
+
+    let text = canonical_text(&index, request.text.len());
+    let millis = request
+        .now
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    write_atomically(request.output_path, text.as_bytes(), request.pid, millis).map_err(
+        |failure| IndexWriteError::Output {
+            output_path: request.output_path.to_path_buf(),
+            failure,
+        },
+    )?;
+    Ok(IndexWritten {
+        artifact_version,
+        published_at,
+        index_hash: index_hash(text.as_bytes()),
+        bytes: text.len(),
+    })
+}
+
+/// The top-level string member `key`, decoded.
+fn own_string(index: &Node<'_>, key: &str) -> Option<String> {
+    index
+        .get(key)?
+        .string_units()
+        .map(|units| String::from_utf16_lossy(&units))
+}
+
+/// Replaces every `key` member with one string member (the writer sorts keys anyway).
+fn set_string(index: &mut Node<'_>, key: &'static str, value: &str) {
+    if let Node::Object(members) = index {
+        members.retain(|(k, _)| !k.is(key));
+        members.push((
+            JsonStr {
+                raw: key,
+                escaped: false,
+            },
+            Node::OwnedString(value.to_owned()),
+        ));
+    }
+}
+
+/// Sorts the list `key` by its items' `id`, stably, by UTF-16 code units (the TypeScript
+/// indexer's `a.id < b.id`). A list with an item that has no string `id` is left as it is:
+/// JavaScript's comparisons with `undefined` give no consistent order to reproduce.
+fn sort_by_id(index: &mut Node<'_>, key: &str) {
+    let Some(position) = index.position(key) else {
+        return;
+    };
+    let Node::Object(members) = index else { return };
+    let Node::Array(items) = &mut members[position].1 else {
+        return;
+    };
+    let ids: Option<Vec<Vec<u16>>> = items
+        .iter()
+        .map(|item| item.get("id").and_then(Node::string_units))
+        .collect();
+    let Some(ids) = ids else { return };
+    let mut keyed: Vec<(Vec<u16>, Node<'_>)> = ids.into_iter().zip(items.drain(..)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    items.extend(keyed.into_iter().map(|(_, item)| item));
+}
+
+/// `YYYYMMDD.N` for today (UTC): N is one more than the number of the index already at
+/// `output_path` when that one is from today, else 1. An unreadable file counts as none.
+fn next_artifact_version(output_path: &Path, now: SystemTime) -> String {
+    let today = utc_yyyymmdd(now);
+    let previous = std::fs::read(output_path)
+        .ok()
+        .and_then(|bytes| {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            parse(&text)
+                .ok()
+                .and_then(|node| own_string(&node, "artifactVersion"))
+        })
+        .and_then(|version| previous_number(&version, &today));
+    let mut out = format!("{today}.");
+    write_js_number(&mut out, previous.map_or(1.0, |n| n + 1.0));
+    out
+}
+
+/// N of `YYYYMMDD.N` when the date is `today`, read as `Number.parseInt` would.
+fn previous_number(version: &str, today: &str) -> Option<f64> {
+    let (day, n) = version.split_once('.')?;
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if day.len() != 8 || !all_digits(day) || !all_digits(n) || day != today {
+        return None;
+    }
+    n.parse::<f64>().ok()
+}
+
+fn write_atomically(
+    output_path: &Path,
+    bytes: &[u8],
+    pid: u32,
+    millis: u128,
+) -> Result<(), FsFailure> {
+    let fail = |syscall, path: &Path, dest: Option<&Path>, cause| FsFailure {
+        syscall,
+        path: path.to_path_buf(),
+        dest: dest.map(Path::to_path_buf),
+        cause,
+    };
+    if let Some(dir) = output_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| fail("mkdir", dir, None, e))?;
+    }
+    let mut tmp = OsString::from(output_path.as_os_str());
+    tmp.push(format!(".tmp-{pid}-{millis}"));
+    let tmp = PathBuf::from(tmp);
+    let result = std::fs::write(&tmp, bytes)
+        .map_err(|e| fail("open", &tmp, None, e))
+        .and_then(|()| {
+            std::fs::rename(&tmp, output_path)
+                .map_err(|e| fail("rename", &tmp, Some(output_path), e))
+        });
+    if result.is_err() {
+        // Best effort: the write error is what the caller needs.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("kindgi-native-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn request<'a>(text: &'a str, path: &'a Path, now: SystemTime) -> IndexWriteRequest<'a> {
+        IndexWriteRequest {
+            text,
+            output_path: path,
+            artifact_version: None,
+            published_at: None,
+            now,
+            pid: 7,
+        }
+    }
+
+    // 2026-09-21T14:13:20.123Z
+    fn day_one() -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(1_790_000_000_123)
+    }
+
+    #[test]
+    fn sorts_lists_fills_versions_and_counts_up() {
+        let dir = scratch("count");
+        let path = dir.join("nested").join("index.json");
+        let text = r#"{"v":1,"tools":[{"id":"b"},{"id":"a","n":1},{"id":"a","n":2}],"guardrails":[],"agents":[],"flows":[]}"#;
+        let first = write_index(request(text, &path, day_one())).unwrap();
+        assert_eq!(first.artifact_version, "20260921.1");
+        assert_eq!(first.published_at, "2026-09-21T14:13:20.123Z");
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(first.bytes, written.len());
+        assert_eq!(first.index_hash, index_hash(written.as_bytes()));
+        let order: Vec<usize> = ["\"b\"", "\"n\": 1", "\"n\": 2"]
+            .iter()
+            .map(|s| written.find(s).unwrap())
+            .collect();
+        assert!(order[1] < order[2] && order[2] < order[0], "{written}");
+
+        let second = write_index(request(text, &path, day_one())).unwrap();
+        assert_eq!(second.artifact_version, "20260921.2");
+        let next_day = day_one() + Duration::from_secs(86_400);
+        assert_eq!(
+            write_index(request(text, &path, next_day))
+                .unwrap()
+                .artifact_version,
+            "20260922.1"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "a temporary file was left behind");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn pinned_and_own_versions_win() {
+        let dir = scratch("pinned");
+        let path = dir.join("index.json");
+        let text = r#"{"artifactVersion":"own-1","publishedAt":"then"}"#;
+        let own = write_index(request(text, &path, day_one())).unwrap();
+        assert_eq!(
+            (own.artifact_version.as_str(), own.published_at.as_str()),
+            ("own-1", "then")
+        );
+        let mut pinned = request(text, &path, day_one());
+        pinned.artifact_version = Some("pinned-v42".into());
+        pinned.published_at = Some("2026-09-20T14:32:07.104Z".into());
+        let written = write_index(pinned).unwrap();
+        assert_eq!(written.artifact_version, "pinned-v42");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "{\n  \"artifactVersion\": \"pinned-v42\",\n  \"publishedAt\": \"2026-09-20T14:32:07.104Z\"\n}\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unreadable_previous_index_counts_as_none() {
+        let dir = scratch("unreadable");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("index.json");
+        for previous in [
+            "not json",
+            "null",
+            "{\"artifactVersion\":\"20260921.x\"}",
+            "{\"artifactVersion\":7}",
+        ] {
+            std::fs::write(&path, previous).unwrap();
+            assert_eq!(
+                write_index(request("{}", &path, day_one()))
+                    .unwrap()
+                    .artifact_version,
+                "20260921.1"
+            );
+        }
+        std::fs::write(&path, "{\"artifactVersion\":\"20260921.41\"}").unwrap();
+        assert_eq!(
+            write_index(request("{}", &path, day_one()))
+                .unwrap()
+                .artifact_version,
+            "20260921.42"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_path_under_a_file_fails_with_nodes_message_and_leaves_nothing() {
+        let dir = scratch("under-file");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("file");
+        std::fs::write(&file, "x").unwrap();
+        let path = file.join("sub").join("index.json");
+        let error = write_index(request("{}", &path, day_one())).unwrap_err();
+        let message = error.to_string();
+        let expected = format!(
+            "Failed to write {}: Error: ENOTDIR: not a directory, mkdir '{}'",
+            path.display(),
+            file.join("sub").display()
+        );
+        assert_eq!(message, expected);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn refuses_what_is_not_an_object() {
+        let path = PathBuf::from("unused.json");
+        assert!(matches!(
+            write_index(request("[1]", &path, day_one())),
+            Err(IndexWriteError::NotAnObject)
+        ));
+        assert!(matches!(
+            write_index(request("{", &path, day_one())),
+            Err(IndexWriteError::Parse(_))
+        ));
+    }
+}

@@ -1,0 +1,20 @@
+//! JSON text exactly as JavaScript writes it.
+//!
+//! `JSON.stringify` has its own rules for numbers (ECMAScript `Number::toString`), strings (only
+//! `"`, `\` and control characters escaped, lone surrogates as `\udxxx`) and object key order
+//! (integer-like keys first). Everything this crate writes for a JavaScript caller goes through
+//! here, so the bytes match what the TypeScript package writes.
+
+mod number;
+mod order;
+mod parse;
+mod string;
+mod stringify;
+
+pub use number::{write_js_number, write_js_number_text};
+pub use order::{array_index, cmp_utf16, cmp_utf16_units};
+pub use parse::{
+    nesting_depth, parse, with_stack_for, JsonKey, JsonStr, Node, ParseError, MAX_DEPTH,
+};
+pub use string::{decode_json_string, write_json_str, write_json_utf16};
+pub use stringify::to_js_json;

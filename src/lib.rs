@@ -1,0 +1,16 @@
+//! `@kindgi/handler-runtime-native`: the Rust core of Kindgi's pack runtime, and its Node binding.
+//!
+//! The core modules hold no napi and are tested by `cargo test` alone; `binding` holds every
+//! `#[napi]` item and is the one place core errors become JavaScript errors.
+
+#![deny(clippy::all)]
+
+pub mod canonical;
+pub mod env;
+pub mod ids;
+pub mod json;
+pub mod protocol;
+
+// The `#[napi]` items are only reached through Node, never from the test harness.
+#[cfg_attr(test, allow(dead_code))]
+mod binding;
