@@ -37,17 +37,24 @@ export function requireString(value, name) {
 }
 
 /**
- * JSON text of `value` for the native side. JSON.stringify's own failures (a BigInt, a cycle)
- * and values it writes nothing for (`undefined`, a function, a symbol) are `invalid-json-value`;
- * nesting past MAX_JSON_DEPTH is `value-too-deep`.
+ * JSON text of `value` for the native side. JSON.stringify's own failures (a BigInt, a cycle, a
+ * text too large for a string) and values it writes nothing for (`undefined`, a function, a
+ * symbol) are `invalid-json-value`; running out of stack in it is `value-too-deep`, as is
+ * nesting past MAX_JSON_DEPTH on the native side.
  */
 export function jsonText(value, name) {
   let text;
   try {
     text = JSON.stringify(value);
   } catch (cause) {
-    if (cause instanceof RangeError) {
-      throw nativeError('value-too-deep', `${name} is nested too deeply to write as JSON (at most ${MAX_JSON_DEPTH} levels)`, { cause });
+    // V8 reports a stack overflow as "Maximum call stack size exceeded"; other RangeErrors
+    // ("Invalid string length") mean the text would be too large.
+    if (cause instanceof RangeError && /call stack/i.test(cause.message)) {
+      throw nativeError(
+        'value-too-deep',
+        `${name} is nested too deeply: JSON.stringify ran out of stack before MAX_JSON_DEPTH (${MAX_JSON_DEPTH} levels)`,
+        { cause },
+      );
     }
     throw nativeError('invalid-json-value', `${name} cannot be written as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }

@@ -9,7 +9,7 @@ export const INDEX_ENVELOPE_VERSION = 1;
 export const KERNEL_PAYLOAD_VERSION = 1;
 
 export function canonicalJson(value) {
-  return native.canonicalJsonText(jsonText(value, 'The value'));
+  return native.canonicalJsonText(Buffer.from(jsonText(value, 'The value')));
 }
 
 function optionalString(options, name) {

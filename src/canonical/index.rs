@@ -3,9 +3,7 @@
 
 use super::{canonical_text, iso_utc_millis, utc_yyyymmdd};
 use crate::ids::index_hash;
-use crate::json::{
-    nesting_depth, parse, with_stack_for, write_js_number, JsonStr, Node, ParseError, MAX_DEPTH,
-};
+use crate::json::{with_parsed, write_js_number, JsonStr, Node, ParseError};
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
@@ -118,16 +116,14 @@ fn node_errno(error: &io::Error) -> Option<(&'static str, &'static str)> {
 
 /// Writes the index and says what was written.
 pub fn write_index(request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
-    let depth = nesting_depth(request.text);
-    if depth > MAX_DEPTH {
-        return Err(IndexWriteError::Parse(ParseError::TooDeep));
-    }
-    with_stack_for(depth, || write_parsed(request))
-        .unwrap_or(Err(IndexWriteError::Parse(ParseError::TooDeep)))
+    let text = request.text;
+    with_parsed(text, |index| write_parsed(index, request)).map_err(IndexWriteError::Parse)?
 }
 
-fn write_parsed(request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
-    let mut index = parse(request.text).map_err(IndexWriteError::Parse)?;
+fn write_parsed(
+    mut index: Node<'_>,
+    request: IndexWriteRequest<'_>,
+) -> Result<IndexWritten, IndexWriteError> {
     if !matches!(index, Node::Object(_)) {
         return Err(IndexWriteError::NotAnObject);
     }
@@ -219,9 +215,9 @@ fn next_artifact_version(output_path: &Path, now: SystemTime) -> String {
         .ok()
         .and_then(|bytes| {
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            parse(&text)
+            with_parsed(&text, |node| own_string(&node, "artifactVersion"))
                 .ok()
-                .and_then(|node| own_string(&node, "artifactVersion"))
+                .flatten()
         })
         .and_then(|version| previous_number(&version, &today));
     let mut out = format!("{today}.");

@@ -14,94 +14,110 @@ pub use index::{write_index, FsFailure, IndexWriteError, IndexWriteRequest, Inde
 pub use time::{iso_utc_millis, utc_yyyymmdd};
 
 use crate::json::{
-    array_index, cmp_utf16, decode_json_string, nesting_depth, parse, with_stack_for,
-    write_js_number_text, write_json_str, write_json_utf16, JsonKey, JsonStr, Node, ParseError,
-    MAX_DEPTH,
+    array_index, cmp_utf16, decode_json_string, with_parsed, write_js_number_text, write_json_str,
+    write_json_utf16, JsonKey, JsonStr, Node, ParseError,
 };
 use std::cmp::Ordering;
 
 /// The canonical text of a JSON document.
 pub fn canonical_json(text: &str) -> Result<String, ParseError> {
-    let depth = nesting_depth(text);
-    if depth > MAX_DEPTH {
-        return Err(ParseError::TooDeep);
-    }
-    with_stack_for(depth, || {
-        parse(text).map(|node| canonical_text(&node, text.len()))
-    })
-    .unwrap_or(Err(ParseError::TooDeep))
+    with_parsed(text, |node| canonical_text(&node, text.len()))
 }
 
 /// The canonical text of a parsed document; `size_hint` is the input's length.
 pub fn canonical_text(node: &Node<'_>, size_hint: usize) -> String {
     // Two-space indentation roughly doubles a compact document.
-    let mut out = String::with_capacity(size_hint * 2 + 16);
-    write_node(&mut out, node, 0);
-    out.push('\n');
-    out
+    let mut writer = Writer {
+        out: String::with_capacity(size_hint * 2 + 16),
+        scratch: Vec::new(),
+    };
+    writer.node(node, 0);
+    writer.out.push('\n');
+    writer.out
 }
 
-fn newline_indent(out: &mut String, level: usize) {
-    out.push('\n');
-    for _ in 0..level {
-        out.push_str("  ");
-    }
+const SPACES: &str = "                                                                ";
+
+/// Writes a tree, reusing one sort buffer per nesting level.
+struct Writer<'a> {
+    out: String,
+    scratch: Vec<Vec<SortKey<'a>>>,
 }
 
-fn write_str(out: &mut String, s: &JsonStr<'_>) {
-    if s.escaped {
-        // Re-escape the decoded units: the input may escape what JSON.stringify would not.
-        write_json_utf16(out, &decode_json_string(s.raw));
-    } else {
-        // Valid JSON string text without a backslash holds no `"`, `\` or control character:
-        // it is already what JSON.stringify writes.
-        out.push('"');
-        out.push_str(s.raw);
-        out.push('"');
-    }
-}
-
-fn write_node(out: &mut String, node: &Node<'_>, level: usize) {
-    match node {
-        Node::Null => out.push_str("null"),
-        Node::Bool(true) => out.push_str("true"),
-        Node::Bool(false) => out.push_str("false"),
-        Node::Number(token) => write_js_number_text(out, token),
-        Node::String(s) => write_str(out, s),
-        Node::OwnedString(s) => write_json_str(out, s),
-        Node::Array(items) if items.is_empty() => out.push_str("[]"),
-        Node::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline_indent(out, level + 1);
-                write_node(out, item, level + 1);
-            }
-            newline_indent(out, level);
-            out.push(']');
+impl<'a> Writer<'a> {
+    fn newline_indent(&mut self, level: usize) {
+        self.out.push('\n');
+        let mut width = level * 2;
+        while width > 0 {
+            let run = width.min(SPACES.len());
+            self.out.push_str(&SPACES[..run]);
+            width -= run;
         }
-        Node::Object(members) => {
-            let order = canonical_order(members);
-            if order.is_empty() {
-                out.push_str("{}");
-                return;
-            }
-            out.push('{');
-            for (i, &member) in order.iter().enumerate() {
-                let (key, value) = &members[member];
-                if i > 0 {
-                    out.push(',');
-                }
-                newline_indent(out, level + 1);
-                write_str(out, key);
-                out.push_str(": ");
-                write_node(out, value, level + 1);
-            }
-            newline_indent(out, level);
-            out.push('}');
+    }
+
+    fn string(&mut self, s: &JsonStr<'_>) {
+        if s.escaped {
+            // Re-escape the decoded units: the input may escape what JSON.stringify would not.
+            write_json_utf16(&mut self.out, &decode_json_string(s.raw));
+        } else {
+            // Valid JSON string text without a backslash holds no `"`, `\` or control
+            // character: it is already what JSON.stringify writes.
+            self.out.push('"');
+            self.out.push_str(s.raw);
+            self.out.push('"');
         }
+    }
+
+    fn node(&mut self, node: &'a Node<'a>, level: usize) {
+        match node {
+            Node::Null => self.out.push_str("null"),
+            Node::Bool(true) => self.out.push_str("true"),
+            Node::Bool(false) => self.out.push_str("false"),
+            Node::Number(token) => write_js_number_text(&mut self.out, token),
+            Node::String(s) => self.string(s),
+            Node::OwnedString(s) => write_json_str(&mut self.out, s),
+            Node::Array(items) if items.is_empty() => self.out.push_str("[]"),
+            Node::Array(items) => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.newline_indent(level + 1);
+                    self.node(item, level + 1);
+                }
+                self.newline_indent(level);
+                self.out.push(']');
+            }
+            Node::Object(members) => self.object(members, level),
+        }
+    }
+
+    fn object(&mut self, members: &'a [(JsonKey<'a>, Node<'a>)], level: usize) {
+        if self.scratch.len() <= level {
+            self.scratch.resize_with(level + 1, Vec::new);
+        }
+        let mut keys = std::mem::take(&mut self.scratch[level]);
+        canonical_order(members, &mut keys);
+        if keys.is_empty() {
+            self.out.push_str("{}");
+        } else {
+            self.out.push('{');
+            for (i, key) in keys.iter().enumerate() {
+                let (name, value) = &members[key.member];
+                if i > 0 {
+                    self.out.push(',');
+                }
+                self.newline_indent(level + 1);
+                self.string(name);
+                self.out.push_str(": ");
+                self.node(value, level + 1);
+            }
+            self.newline_indent(level);
+            self.out.push('}');
+        }
+        keys.clear();
+        self.scratch[level] = keys;
     }
 }
 
@@ -153,48 +169,46 @@ impl KeyUnits<'_> {
     }
 }
 
-/// The order in which the canonical copy of an object enumerates its members: indices into
-/// `members`, one per distinct key (its last occurrence), `__proto__` left out.
-fn canonical_order(members: &[(JsonKey<'_>, Node<'_>)]) -> Vec<usize> {
-    let mut keys: Vec<SortKey<'_>> = members
-        .iter()
-        .enumerate()
-        .map(|(member, (key, _))| {
-            let units = if key.escaped {
-                KeyUnits::Decoded(decode_json_string(key.raw))
-            } else {
-                KeyUnits::Plain(key.raw)
-            };
-            SortKey {
-                index: units.array_index(),
-                units,
-                member,
-            }
-        })
-        .filter(|key| !key.units.is_proto())
-        .collect();
-    // Array indices first by value, then the rest by code units; equal keys keep document order
-    // (the sort is stable), so the last of a run is the one JSON.parse keeps.
+/// Fills `keys` with the members of the canonical copy of an object, in the order it
+/// enumerates them: one per distinct key (its last occurrence), `__proto__` left out.
+fn canonical_order<'a>(members: &'a [(JsonKey<'a>, Node<'a>)], keys: &mut Vec<SortKey<'a>>) {
+    keys.extend(
+        members
+            .iter()
+            .enumerate()
+            .map(|(member, (key, _))| {
+                let units = if key.escaped {
+                    KeyUnits::Decoded(decode_json_string(key.raw))
+                } else {
+                    KeyUnits::Plain(key.raw)
+                };
+                SortKey {
+                    index: units.array_index(),
+                    units,
+                    member,
+                }
+            })
+            .filter(|key| !key.units.is_proto()),
+    );
+    // Array indices first by value, then the rest by code units; equal keys keep document
+    // order (the sort is stable), so the last of a run is the one JSON.parse keeps.
     keys.sort_by(|a, b| match (a.index, b.index) {
         (Some(x), Some(y)) => x.cmp(&y),
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
         (None, None) => a.units.cmp(&b.units),
     });
-    let mut order: Vec<usize> = Vec::with_capacity(keys.len());
-    let mut previous: Option<&SortKey<'_>> = None;
-    for key in &keys {
-        let duplicate = previous.is_some_and(|p| p.units.cmp(&key.units) == Ordering::Equal);
+    let mut kept = 0;
+    for next in 0..keys.len() {
+        let duplicate = kept > 0 && keys[kept - 1].units.cmp(&keys[next].units) == Ordering::Equal;
         if duplicate {
-            if let Some(last) = order.last_mut() {
-                *last = key.member;
-            }
+            keys[kept - 1].member = keys[next].member;
         } else {
-            order.push(key.member);
+            keys.swap(kept, next);
+            kept += 1;
         }
-        previous = Some(key);
     }
-    order
+    keys.truncate(kept);
 }
 
 #[cfg(test)]

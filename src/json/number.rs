@@ -29,9 +29,61 @@ pub fn write_js_number(out: &mut String, x: f64) {
         Some(parts) => parts,
         None => (sci.as_str(), "0"),
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let exp: i32 = exp.parse().unwrap_or(0);
+    prefer_even_on_tie(x.abs(), &mut digits, exp);
     write_digits(out, &digits, exp + 1);
+}
+
+/// Rust's shortest digits break an exact tie between two shortest candidates upward;
+/// ECMAScript takes the even one ("If there are two such possible values of s, choose the one
+/// that is even"). A tie means the value's exact decimal expansion stops one digit after the
+/// shortest digits, at a 5. Only an odd last digit can need the change.
+fn prefer_even_on_tie(x: f64, digits: &mut String, exp: i32) {
+    let k = digits.len();
+    if digits.bytes().last().is_none_or(|d| (d - b'0') % 2 == 0) {
+        return;
+    }
+    // The exact expansion to 20 digits past the tie digit (Rust formats with a precision exactly).
+    let exact = format!("{:.*e}", k + 20, x);
+    let exact_digits: Vec<u8> = exact
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .collect();
+    let is_tie =
+        exact_digits.get(k) == Some(&b'5') && exact_digits[k + 1..].iter().all(|&d| d == b'0');
+    if !is_tie || exact.split('e').nth(1).and_then(|e| e.parse::<i32>().ok()) != Some(exp) {
+        return;
+    }
+    // The two candidates are the expansion cut at k digits and that plus one in the last place;
+    // take whichever ends in an even digit.
+    let mut even = exact_digits[..k].to_vec();
+    if even.last().is_some_and(|d| (d - b'0') % 2 == 1) && !increment_decimal(&mut even) {
+        return;
+    }
+    let even = String::from_utf8(even).unwrap_or_default();
+    let round_trips = format!("{}e{}", even, exp - (k as i32 - 1))
+        .parse::<f64>()
+        .is_ok_and(|back| back == x);
+    if round_trips {
+        *digits = even;
+    }
+}
+
+/// Adds one in the last place of a digit string; `false` when that would carry out of it.
+fn increment_decimal(digits: &mut [u8]) -> bool {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return true;
+        }
+    }
+    false
 }
 
 /// `digits` × 10^(n − k), k = digits.len(), by the spec's cases.
@@ -126,6 +178,12 @@ mod tests {
             (123.456, "123.456"),
             (1e100, "1e+100"),
             (-1e-100, "-1e-100"),
+            // Exact ties between two shortest candidates take the even digit.
+            (562949953421312.25, "562949953421312.2"),
+            (1250000000000000.25, "1250000000000000.2"),
+            (991768790874630.25, "991768790874630.2"),
+            (-562949953421312.25, "-562949953421312.2"),
+            (562949953421312.75, "562949953421312.8"),
             (f64::NAN, "null"),
             (f64::INFINITY, "null"),
         ];

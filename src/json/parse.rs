@@ -108,62 +108,41 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// How deeply `text` nests arrays and objects, by a scan that skips strings. Cheap next to a
-/// parse; it lets callers refuse or make room for deep documents before recursing into them.
-pub fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in text.as_bytes() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
-
-/// Nesting up to this depth is handled on the caller's stack; deeper documents get a thread
-/// with a stack sized for [`MAX_DEPTH`] (Node's main thread and tokio's workers have less).
+/// Nesting up to this depth is parsed, walked and dropped on the caller's stack; a deeper
+/// document moves to a thread whose stack fits [`MAX_DEPTH`] (each level of parse, write and
+/// drop takes a few hundred bytes, and Node's main thread and tokio's workers have little room).
 const INLINE_DEPTH: usize = 128;
 const DEEP_STACK_BYTES: usize = 64 << 20;
 
-/// Runs `work` (which parses, walks and drops a tree of `depth` levels) where the stack is
-/// large enough for it. `None` when no such thread could be started.
-pub fn with_stack_for<R: Send>(depth: usize, work: impl FnOnce() -> R + Send) -> Option<R> {
-    if depth <= INLINE_DEPTH {
-        return Some(work());
+/// Parses `text` and hands the tree to `work`, wherever the stack fits it. Documents nested
+/// past [`INLINE_DEPTH`] are parsed again on a large-stack thread, so the common case pays for
+/// no thread and no extra scan.
+pub fn with_parsed<R: Send>(
+    text: &str,
+    work: impl FnOnce(Node<'_>) -> R + Send,
+) -> Result<R, ParseError> {
+    match parse_within(text, INLINE_DEPTH) {
+        Ok(node) => Ok(work(node)),
+        Err(ParseError::TooDeep) => std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("kindgi-deep-json".into())
+                .stack_size(DEEP_STACK_BYTES)
+                .spawn_scoped(scope, || parse_within(text, MAX_DEPTH).map(work))
+                .map_err(|_| ParseError::TooDeep)?;
+            worker.join().unwrap_or(Err(ParseError::TooDeep))
+        }),
+        Err(error) => Err(error),
     }
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("kindgi-deep-json".into())
-            .stack_size(DEEP_STACK_BYTES)
-            .spawn_scoped(scope, work)
-            .ok()?;
-        worker.join().ok()
-    })
 }
 
-/// Parses one JSON document (surrounding JSON whitespace allowed, nothing else).
-pub fn parse(text: &str) -> Result<Node<'_>, ParseError> {
+/// Parses one JSON document (surrounding JSON whitespace allowed, nothing else), nested at
+/// most `max_depth` levels. Callers that take untrusted depth use [`with_parsed`].
+fn parse_within(text: &str, max_depth: usize) -> Result<Node<'_>, ParseError> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        max_depth,
     };
     parser.skip_ws();
     let node = parser.value(0)?;
@@ -178,7 +157,21 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    max_depth: usize,
 }
+
+/// Bytes that end a run of plain string content: the quote, a backslash, a control character.
+const STRING_STOP: [bool; 256] = {
+    let mut stop = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        stop[b] = true;
+        b += 1;
+    }
+    stop[b'"' as usize] = true;
+    stop[b'\\' as usize] = true;
+    stop
+};
 
 impl<'a> Parser<'a> {
     fn error(&self, expected: &'static str) -> ParseError {
@@ -230,7 +223,7 @@ impl<'a> Parser<'a> {
     }
 
     fn object(&mut self, depth: usize) -> Result<Node<'a>, ParseError> {
-        if depth > MAX_DEPTH {
+        if depth > self.max_depth {
             return Err(ParseError::TooDeep);
         }
         self.pos += 1;
@@ -264,7 +257,7 @@ impl<'a> Parser<'a> {
     }
 
     fn array(&mut self, depth: usize) -> Result<Node<'a>, ParseError> {
-        if depth > MAX_DEPTH {
+        if depth > self.max_depth {
             return Err(ParseError::TooDeep);
         }
         self.pos += 1;
@@ -294,6 +287,12 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut escaped = false;
         loop {
+            // Skip plain content in one pass.
+            let rest = &self.bytes[self.pos..];
+            self.pos += rest
+                .iter()
+                .position(|&b| STRING_STOP[usize::from(b)])
+                .unwrap_or(rest.len());
             let Some(b) = self.peek() else {
                 return Err(self.error("a closing '\"'"));
             };
@@ -322,8 +321,7 @@ impl<'a> Parser<'a> {
                         _ => return Err(self.error("an escape")),
                     }
                 }
-                0x00..=0x1F => return Err(self.error("no control character in a string")),
-                _ => self.pos += 1,
+                _ => return Err(self.error("no control character in a string")),
             }
         }
     }
@@ -368,6 +366,10 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(text: &str) -> Result<Node<'_>, ParseError> {
+        parse_within(text, MAX_DEPTH)
+    }
 
     #[test]
     fn parses_documents() {
@@ -435,21 +437,27 @@ mod tests {
     }
 
     #[test]
-    fn refuses_nesting_past_the_limit_without_overflowing() {
-        let parsed =
-            |text: String| with_stack_for(nesting_depth(&text), || parse(&text).map(|_| ()));
-        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert_eq!(parsed(ok), Some(Ok(())));
-        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
-        assert_eq!(parsed(deep), Some(Err(ParseError::TooDeep)));
+    fn deep_documents_move_to_a_large_stack_and_past_the_limit_are_refused() {
+        let depth_of = |text: String| {
+            with_parsed(&text, |node| {
+                let mut depth = 0;
+                let mut current = &node;
+                while let Some(next) = match current {
+                    Node::Array(items) => items.first(),
+                    Node::Object(members) => members.first().map(|(_, v)| v),
+                    _ => None,
+                } {
+                    depth += 1;
+                    current = next;
+                }
+                depth
+            })
+        };
+        let arrays = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(depth_of(arrays(3)), Ok(2));
+        assert_eq!(depth_of(arrays(MAX_DEPTH)), Ok(MAX_DEPTH - 1));
+        assert_eq!(depth_of(arrays(MAX_DEPTH + 1)), Err(ParseError::TooDeep));
         let objects = format!("{}1{}", "{\"a\":".repeat(MAX_DEPTH), "}".repeat(MAX_DEPTH));
-        assert_eq!(parsed(objects), Some(Ok(())));
-    }
-
-    #[test]
-    fn nesting_depth_skips_strings() {
-        assert_eq!(nesting_depth("1"), 0);
-        assert_eq!(nesting_depth("[[],{\"a\":[{}]}]"), 4);
-        assert_eq!(nesting_depth("[\"[[[\\\"[[\"]"), 1);
+        assert_eq!(depth_of(objects), Ok(MAX_DEPTH));
     }
 }

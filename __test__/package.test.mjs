@@ -1,0 +1,174 @@
+// The package as a consumer sees it: the `exports` map resolved by name (self-reference), the
+// names each entry exports, and a process that loads the addon exiting by itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+import * as rootByPath from '../index.js';
+import * as protocolByPath from '../lib/protocol.js';
+import * as indexByPath from '../lib/kindgi-index.js';
+
+const PACKAGE = '@kindgi/handler-runtime-native';
+const ROOT_URL = new URL('../index.js', import.meta.url);
+
+const ROOT_NAMES = [
+  'canonicalJson',
+  'writeIndex',
+  'indexHash',
+  'idempotencyKey',
+  'parsePackRequest',
+  'parsePackResponse',
+  'packError',
+  'PACK_HEADERS',
+  'PACK_PROTOCOL_VERSION',
+  'resolvePackEnv',
+  'missingPackEnv',
+  'parsePackEnvCheck',
+  'parsePackEnvFilter',
+  'undeclaredPackEnv',
+  'PLATFORM_ENV_NAMES',
+  'PLATFORM_ENV_PREFIXES',
+  'PACK_ENV_CHECK_VAR',
+  'PACK_ENV_FILTER_VAR',
+  'RESERVED_ENV_PREFIX',
+  'PACK_ENV_NAME',
+  'PACK_SERVICE_DRAIN_MS',
+  'INDEX_ENVELOPE_VERSION',
+  'KERNEL_PAYLOAD_VERSION',
+  'NATIVE_ERROR_CODES',
+  'MAX_JSON_DEPTH',
+];
+
+const ROOT_FUNCTIONS = [
+  'canonicalJson',
+  'writeIndex',
+  'indexHash',
+  'idempotencyKey',
+  'parsePackRequest',
+  'parsePackResponse',
+  'packError',
+  'resolvePackEnv',
+  'missingPackEnv',
+  'parsePackEnvCheck',
+  'parsePackEnvFilter',
+  'undeclaredPackEnv',
+];
+
+const PROTOCOL_NAMES = [
+  'PACK_PROTOCOL_VERSION',
+  'PACK_ERROR_CODES',
+  'PACK_HEADERS',
+  'IDEMPOTENCY_KEY_NAMESPACE',
+  'packError',
+  'parsePackRequest',
+  'parsePackResponse',
+  'idempotencyKey',
+];
+
+const KINDGI_INDEX_NAMES = ['canonicalJson', 'writeIndex', 'indexHash', 'INDEX_ENVELOPE_VERSION', 'KERNEL_PAYLOAD_VERSION', 'MAX_JSON_DEPTH'];
+
+function assertExports(module, names, label) {
+  for (const name of names) {
+    assert.ok(name in module, `${label} exports ${name}`);
+    assert.notEqual(module[name], undefined, `${label} ${name} is defined`);
+  }
+}
+
+test('the root resolves by name and exports the expected names', async () => {
+  const root = await import(PACKAGE);
+  assertExports(root, ROOT_NAMES, PACKAGE);
+  for (const name of ROOT_FUNCTIONS) assert.equal(typeof root[name], 'function', `${name} is a function`);
+  // Resolving by name gives the very module the relative path gives.
+  for (const name of ROOT_NAMES) assert.strictEqual(root[name], rootByPath[name], name);
+});
+
+test('the root constants', async () => {
+  const root = await import(PACKAGE);
+  assert.strictEqual(root.PACK_SERVICE_DRAIN_MS, 8000);
+  assert.strictEqual(root.INDEX_ENVELOPE_VERSION, 1);
+  assert.strictEqual(root.KERNEL_PAYLOAD_VERSION, 1);
+  assert.strictEqual(root.PACK_PROTOCOL_VERSION, 2);
+  assert.deepStrictEqual([...root.NATIVE_ERROR_CODES], [
+    'invalid-argument',
+    'invalid-json-value',
+    'value-too-deep',
+    'output-write-failed',
+    'index-read-failed',
+  ]);
+  assert.ok(Number.isSafeInteger(root.MAX_JSON_DEPTH) && root.MAX_JSON_DEPTH > 0, `MAX_JSON_DEPTH is ${root.MAX_JSON_DEPTH}`);
+  assert.equal(root.PACK_ENV_CHECK_VAR, 'KINDGI_PACK_ENV_CHECK');
+  assert.equal(root.PACK_ENV_FILTER_VAR, 'KINDGI_PACK_ENV_FILTER');
+  assert.equal(root.RESERVED_ENV_PREFIX, 'KINDGI_');
+  assert.ok(root.PACK_ENV_NAME instanceof RegExp);
+});
+
+test('./protocol resolves by name and exports the protocol API', async () => {
+  const protocol = await import(`${PACKAGE}/protocol`);
+  assertExports(protocol, PROTOCOL_NAMES, './protocol');
+  for (const name of PROTOCOL_NAMES) {
+    assert.strictEqual(protocol[name], protocolByPath[name], name);
+    assert.strictEqual(protocol[name], rootByPath[name], `${name} is the root's`);
+  }
+});
+
+test('./kindgi-index resolves by name and exports the index writer', async () => {
+  const kindgiIndex = await import(`${PACKAGE}/kindgi-index`);
+  assertExports(kindgiIndex, KINDGI_INDEX_NAMES, './kindgi-index');
+  for (const name of KINDGI_INDEX_NAMES) {
+    assert.strictEqual(kindgiIndex[name], indexByPath[name], name);
+    assert.strictEqual(kindgiIndex[name], rootByPath[name], `${name} is the root's`);
+  }
+  assert.equal(kindgiIndex.canonicalJson({ b: 1, a: [true, null] }), '{\n  "a": [\n    true,\n    null\n  ],\n  "b": 1\n}\n');
+});
+
+test('./pack-service resolves by name and exports PACK_SERVICE_DRAIN_MS', async () => {
+  const packService = await import(`${PACKAGE}/pack-service`);
+  assert.strictEqual(packService.PACK_SERVICE_DRAIN_MS, 8000);
+  assert.strictEqual(packService.PACK_SERVICE_DRAIN_MS, rootByPath.PACK_SERVICE_DRAIN_MS);
+});
+
+test('./package.json resolves by name', () => {
+  const require = createRequire(import.meta.url);
+  const manifest = require(`${PACKAGE}/package.json`);
+  assert.equal(manifest.name, PACKAGE);
+  assert.equal(manifest.type, 'module');
+});
+
+test('files outside the exports map are not reachable by name', async () => {
+  for (const subpath of ['lib/protocol.js', 'lib/native.js', 'binding.cjs', 'index.js', 'protocol.js']) {
+    await assert.rejects(import(`${PACKAGE}/${subpath}`), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, subpath);
+  }
+});
+
+test('a process that loads the addon exits by itself (the addon keeps nothing alive)', async () => {
+  const script =
+    `import(${JSON.stringify(ROOT_URL.href)})` +
+    '.then((m) => process.stdout.write(JSON.stringify(m.canonicalJson({ a: 1 }))))';
+  const started = Date.now();
+  const child = spawn(process.execPath, ['-e', script], {
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+
+  let timer;
+  const outcome = await Promise.race([
+    new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
+    new Promise((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), 5000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') {
+    child.kill('SIGKILL');
+    assert.fail(`the child was still running after 5 s (stderr: ${stderr})`);
+  }
+  assert.deepStrictEqual(outcome, { code: 0, signal: null }, `stderr: ${stderr}`);
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(stdout, JSON.stringify('{\n  "a": 1\n}\n'));
+});

@@ -1,0 +1,530 @@
+// writeIndex: sorted lists, canonical bytes, artifactVersion / publishedAt defaults, atomic
+// write through `<outputPath>.tmp-<pid>-<ms>`, and its failures.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { canonicalJson, indexHash, writeIndex } from '../index.js';
+import { mulberry32, reference } from './helpers/canonical-reference.mjs';
+
+const LISTS = ['tools', 'guardrails', 'agents', 'flows'];
+const PUBLISHED_AT_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '');
+
+/** Runs `fn(dir)` in a fresh temp folder, removed afterwards. */
+async function withTempDir(fn) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kindgi-write-index-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every entry under `dir` (recursively) whose name holds `.tmp-`. */
+async function tmpLeftovers(dir) {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.filter((name) => path.basename(name).includes('.tmp-'));
+}
+
+/** Calls writeIndex around a day boundary safely: returns the result and the UTC days before/after. */
+async function writeAndDays(...args) {
+  const before = today();
+  const result = await writeIndex(...args);
+  return { result, days: new Set([before, today()]) };
+}
+
+function assertVersionOfToday(version, days, n, label) {
+  assert.ok([...days].some((day) => version === `${day}.${n}`), `${label}: expected <today>.${n} (today ∈ ${[...days]}), got ${version}`);
+}
+
+/** The writer's sort rule, independently: stable, by `id` in UTF-16 code-unit order, only when every id is a string. */
+function sortedById(list) {
+  if (!Array.isArray(list)) return list;
+  if (!list.every((item) => item !== null && typeof item === 'object' && typeof item.id === 'string')) return list;
+  return list.slice().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The exact text writeIndex should write. */
+function expectedText(index, artifactVersion, publishedAt) {
+  const expected = { ...index, artifactVersion, publishedAt };
+  for (const list of LISTS) if (list in index) expected[list] = sortedById(index[list]);
+  return canonicalJson(expected);
+}
+
+function sha256Hex(bytes) {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function sha256sumHex(file) {
+  const out = execFileSync('sha256sum', [file], { encoding: 'utf8' });
+  const hex = out.split(/\s+/)[0];
+  assert.match(hex, /^[0-9a-f]{64}$/, `sha256sum output: ${out}`);
+  return hex;
+}
+
+async function assertRejectsWithCode(promiseOrFn, code, label) {
+  let error;
+  try {
+    await (typeof promiseOrFn === 'function' ? promiseOrFn() : promiseOrFn);
+  } catch (caught) {
+    error = caught;
+  }
+  assert.ok(error !== undefined, `${label}: expected a rejection with ${code}, but it resolved`);
+  assert.ok(error instanceof Error, `${label}: expected an Error, got ${String(error)}`);
+  assert.equal(error.code, code, `${label}: code (message: ${error.message})`);
+  return error;
+}
+
+function sampleIndex() {
+  return {
+    v: 1,
+    packId: 'acme',
+    packVersion: '1.2.3',
+    tools: [
+      { id: 'acme.zeta', version: '1', modulePath: 'tools/zeta.mjs', input: { type: 'object' }, output: {} },
+      { id: 'acme.alpha', version: '2', seq: 1, modulePath: 'tools/alpha-2.mjs', input: { b: 1, a: 2 }, output: {} },
+      { id: 'B', seq: 0 },
+      { id: 'acme.alpha', version: '1', seq: 2, modulePath: 'tools/alpha-1.mjs', input: {}, output: {} },
+      { id: '\uffff' },
+      { id: '\u{1F600}' },
+      { id: '10' },
+      { id: '2' },
+      { id: 'a' },
+      { id: '' },
+    ],
+    guardrails: [
+      { id: 'acme.pii', kind: 'output', action: { 'on-violation': 'block' }, checkModulePath: 'guardrails/pii.mjs' },
+      { id: 'acme.len', kind: 'input', action: { 'on-violation': 'warn' }, checkModulePath: 'guardrails/len.mjs', config: { max: 10 } },
+    ],
+    agents: [
+      {
+        id: 'acme.support',
+        version: '1',
+        name: 'Support',
+        instructions: 'Help.',
+        capabilities: [],
+        tools: [{ id: 'acme.zeta', version: '1' }, { id: 'acme.alpha', version: '2' }],
+        modulePath: 'agents/support.mjs',
+      },
+      { id: 'acme.billing', version: '1', name: 'Billing', instructions: 'Bill.', capabilities: [], tools: [], modulePath: 'agents/billing.mjs' },
+    ],
+    flows: [
+      {
+        id: 'acme.triage',
+        version: '1',
+        nodes: [{ id: 'z' }, { id: 'a' }],
+        edges: [{ from: 'z', to: 'a' }],
+        kernelPayloadVersion: 1,
+        modulePath: 'flows/triage.mjs',
+      },
+    ],
+    env: { required: ['B_KEY', 'A_KEY'], optional: [] },
+  };
+}
+
+const PINNED = Object.freeze({ artifactVersion: '20260920.3', publishedAt: '2026-09-20T10:11:12.345Z' });
+
+describe('writeIndex: content', () => {
+  test('writes canonicalJson of the index with sorted lists; result fields match the file', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const index = sampleIndex();
+      const result = await writeIndex(index, outputPath, PINNED);
+
+      assert.deepEqual(Object.keys(result).sort(), ['artifactVersion', 'bytes', 'indexHash', 'outputPath', 'publishedAt']);
+      assert.equal(result.outputPath, outputPath);
+      assert.equal(result.artifactVersion, PINNED.artifactVersion);
+      assert.equal(result.publishedAt, PINNED.publishedAt);
+
+      const bytes = await readFile(outputPath);
+      const text = bytes.toString('utf8');
+      assert.equal(text, expectedText(index, PINNED.artifactVersion, PINNED.publishedAt));
+      // The same text the TypeScript indexer writes for the sorted envelope.
+      const sorted = { ...index, ...PINNED };
+      for (const list of LISTS) sorted[list] = sortedById(index[list]);
+      assert.equal(text, reference(sorted));
+      assert.ok(text.endsWith('}\n') && !text.endsWith('\n\n'), 'the file ends with exactly one newline');
+
+      const written = JSON.parse(text);
+      assert.deepEqual(written.tools.map((t) => t.id),
+        ['', '10', '2', 'B', 'a', 'acme.alpha', 'acme.alpha', 'acme.zeta', '\u{1F600}', '\uffff']);
+      assert.deepEqual(written.tools.filter((t) => t.id === 'acme.alpha').map((t) => t.version), ['2', '1'], 'equal ids keep input order');
+      assert.deepEqual(written.guardrails.map((g) => g.id), ['acme.len', 'acme.pii']);
+      assert.deepEqual(written.agents.map((a) => a.id), ['acme.billing', 'acme.support']);
+      assert.deepEqual(written.agents[1].tools.map((t) => t.id), ['acme.zeta', 'acme.alpha'], 'nested lists keep their order');
+      assert.deepEqual(written.flows[0].nodes.map((n) => n.id), ['z', 'a'], 'nested lists keep their order');
+      assert.deepEqual(written.env, { required: ['B_KEY', 'A_KEY'], optional: [] }, 'env is written as given');
+      assert.equal(written.artifactVersion, PINNED.artifactVersion);
+      assert.equal(written.publishedAt, PINNED.publishedAt);
+
+      assert.equal(result.bytes, bytes.length);
+      assert.equal(result.bytes, Buffer.byteLength(text, 'utf8'));
+      const hex = sha256Hex(bytes);
+      assert.equal(result.indexHash, `sha256:${hex}`);
+      assert.equal(sha256sumHex(outputPath), hex, 'sha256sum agrees with node:crypto');
+      assert.equal(indexHash(outputPath), result.indexHash, 'indexHash(path)');
+      assert.equal(indexHash(new Uint8Array(bytes)), result.indexHash, 'indexHash(bytes)');
+      assert.deepEqual(await tmpLeftovers(dir), []);
+    });
+  });
+
+  test('non-ASCII content: bytes count UTF-8 bytes, hash covers them', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const index = { tools: [{ id: 'é', d: '日本語 🧑‍🚀 \u2028 \u0000' }, { id: 'a\ud800' }], guardrails: [], agents: [], flows: [] };
+      const result = await writeIndex(index, outputPath, PINNED);
+      const bytes = await readFile(outputPath);
+      assert.equal(bytes.toString('utf8'), expectedText(index, PINNED.artifactVersion, PINNED.publishedAt));
+      assert.ok(result.bytes > bytes.toString('utf8').length, 'more bytes than UTF-16 units');
+      assert.equal(result.bytes, bytes.length);
+      assert.equal(result.indexHash, `sha256:${sha256Hex(bytes)}`);
+      assert.equal(sha256sumHex(outputPath), sha256Hex(bytes));
+    });
+  });
+
+  test('the sort is stable: equal ids keep their input order (seeded)', async () => {
+    const seed = 0x51ab1e;
+    const random = mulberry32(seed);
+    const ids = ['b', 'a', 'B', '', 'a\u0000', 'ab', '\u{1F600}', '\uffff', '\ue000', '10', '2', '01'];
+    const makeList = (n) => Array.from({ length: n }, (_, seq) => ({ id: ids[Math.floor(random() * ids.length)], seq }));
+    const index = { tools: makeList(300), guardrails: makeList(50), agents: makeList(50), flows: makeList(50) };
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeIndex(index, outputPath, PINNED);
+      const text = await readFile(outputPath, 'utf8');
+      assert.equal(text, expectedText(index, PINNED.artifactVersion, PINNED.publishedAt), `seed ${seed}`);
+      const written = JSON.parse(text);
+      for (const list of LISTS) {
+        for (let i = 1; i < written[list].length; i++) {
+          const [a, b] = [written[list][i - 1], written[list][i]];
+          assert.ok(a.id < b.id || (a.id === b.id && a.seq < b.seq), `seed ${seed}: ${list}[${i}] out of order: ${JSON.stringify([a, b])}`);
+        }
+      }
+    });
+  });
+
+  test('a list where some item has no string id is left unsorted (the others are still sorted)', async () => {
+    const index = {
+      tools: [{ id: 'b' }, { id: 5 }, { id: 'a' }],
+      guardrails: [{ id: 'b' }, { name: 'no id' }, { id: 'a' }],
+      agents: [{ id: 'b' }, null, { id: 'a' }],
+      flows: [{ id: 'b' }, { id: 'a' }],
+    };
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeIndex(index, outputPath, PINNED);
+      const text = await readFile(outputPath, 'utf8');
+      assert.equal(text, expectedText(index, PINNED.artifactVersion, PINNED.publishedAt));
+      const written = JSON.parse(text);
+      assert.deepEqual(written.tools, [{ id: 'b' }, { id: 5 }, { id: 'a' }]);
+      assert.deepEqual(written.guardrails, [{ id: 'b' }, { name: 'no id' }, { id: 'a' }]);
+      assert.deepEqual(written.agents, [{ id: 'b' }, null, { id: 'a' }]);
+      assert.deepEqual(written.flows, [{ id: 'a' }, { id: 'b' }]);
+    });
+  });
+
+  test('only the four top-level lists are sorted; missing lists are not added', async () => {
+    const index = { packId: 'p', extras: [{ id: 'z' }, { id: 'a' }], tools: [{ id: 'z' }, { id: 'a' }] };
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeIndex(index, outputPath, PINNED);
+      const text = await readFile(outputPath, 'utf8');
+      assert.equal(text,
+        '{\n  "artifactVersion": "20260920.3",\n  "extras": [\n    {\n      "id": "z"\n    },\n    {\n      "id": "a"\n    }\n  ],\n'
+        + '  "packId": "p",\n  "publishedAt": "2026-09-20T10:11:12.345Z",\n  "tools": [\n    {\n      "id": "a"\n    },\n    {\n      "id": "z"\n    }\n  ]\n}\n');
+      assert.equal(text, expectedText(index, PINNED.artifactVersion, PINNED.publishedAt));
+    });
+  });
+
+  test('the index passed in is not modified', async () => {
+    const index = sampleIndex();
+    const before = JSON.stringify(index);
+    await withTempDir(async (dir) => {
+      await writeIndex(index, path.join(dir, 'index.json'));
+    });
+    assert.equal(JSON.stringify(index), before);
+    assert.equal('artifactVersion' in index, false);
+    assert.equal('publishedAt' in index, false);
+  });
+
+  test('two writes of the same index with pinned fields give identical bytes', async () => {
+    await withTempDir(async (dir) => {
+      const first = path.join(dir, 'one', 'index.json');
+      const second = path.join(dir, 'two', 'index.json');
+      const a = await writeIndex(sampleIndex(), first, PINNED);
+      const b = await writeIndex(sampleIndex(), second, PINNED);
+      const [bytesA, bytesB] = [await readFile(first), await readFile(second)];
+      assert.ok(bytesA.equals(bytesB), 'identical bytes');
+      assert.equal(a.indexHash, b.indexHash);
+      assert.equal(a.bytes, b.bytes);
+      // Rewriting the same path gives the same bytes again.
+      const c = await writeIndex(sampleIndex(), first, PINNED);
+      assert.ok((await readFile(first)).equals(bytesA));
+      assert.equal(c.indexHash, a.indexHash);
+    });
+  });
+
+  test('an existing file is replaced whole (a shorter index leaves no tail)', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeFile(outputPath, 'x'.repeat(100_000));
+      const result = await writeIndex({ tools: [] }, outputPath, PINNED);
+      const bytes = await readFile(outputPath);
+      assert.equal(bytes.length, result.bytes);
+      assert.equal(bytes.toString('utf8'), expectedText({ tools: [] }, PINNED.artifactVersion, PINNED.publishedAt));
+      assert.deepEqual(await tmpLeftovers(dir), []);
+    });
+  });
+});
+
+describe('writeIndex: folders and temporary files', () => {
+  test('missing folders are created; no temporary file remains', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'a', 'b', 'c', 'index.json');
+      const result = await writeIndex(sampleIndex(), outputPath, PINNED);
+      assert.equal((await stat(outputPath)).isFile(), true);
+      assert.equal(result.outputPath, outputPath);
+      assert.deepEqual(await readdir(path.join(dir, 'a', 'b', 'c')), ['index.json']);
+      assert.deepEqual(await tmpLeftovers(dir), []);
+    });
+  });
+});
+
+describe('writeIndex: artifactVersion and publishedAt', () => {
+  test('same day: the first write is <today>.1, then .2, then .3', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const n of [1, 2, 3]) {
+        const { result, days } = await writeAndDays(sampleIndex(), outputPath);
+        assertVersionOfToday(result.artifactVersion, days, n, `write #${n}`);
+        const written = JSON.parse(await readFile(outputPath, 'utf8'));
+        assert.equal(written.artifactVersion, result.artifactVersion);
+        assert.equal(written.publishedAt, result.publishedAt);
+      }
+    });
+  });
+
+  test('a previous file of another day restarts at <today>.1', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeFile(outputPath, JSON.stringify({ artifactVersion: '20000101.7' }));
+      const { result, days } = await writeAndDays(sampleIndex(), outputPath);
+      assertVersionOfToday(result.artifactVersion, days, 1, 'after 20000101.7');
+    });
+  });
+
+  test('a previous file of today counts on from its N', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const [previous, n] of [['41', 42], ['09', 10], ['0', 1], ['999', 1000]]) {
+        const before = today();
+        await writeFile(outputPath, JSON.stringify({ packId: 'other', artifactVersion: `${before}.${previous}` }, null, 2));
+        const { result, days } = await writeAndDays(sampleIndex(), outputPath);
+        if (today() === before) assertVersionOfToday(result.artifactVersion, days, n, `after <today>.${previous}`);
+      }
+    });
+  });
+
+  test('an unreadable or unfit previous file means .1', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const day = today();
+      const previousContents = [
+        ['garbage bytes', Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x7b, 0x80])],
+        ['null', 'null'],
+        ['[]', '[]'],
+        ['a string', JSON.stringify(`${day}.5`)],
+        ['truncated JSON', `{"artifactVersion":"${day}.5"`],
+        ['no artifactVersion', '{"packId":"x"}'],
+        ['a number', '{"artifactVersion": 5}'],
+        ['no .N', `{"artifactVersion":"${day}"}`],
+        ['empty N', `{"artifactVersion":"${day}."}`],
+        ['non-digit N', `{"artifactVersion":"${day}.x"}`],
+        ['two dots', `{"artifactVersion":"${day}.1.2"}`],
+        ['a prefix', `{"artifactVersion":"v${day}.3"}`],
+        ['a leading space', `{"artifactVersion":" ${day}.3"}`],
+        ['a trailing newline', `{"artifactVersion":"${day}.3\\n"}`],
+        ['a negative N', `{"artifactVersion":"${day}.-3"}`],
+        ['a non-ASCII digit N (\\d is ASCII-only in JS)', `{"artifactVersion":"${day}.\u0663"}`],
+        ['a 7-digit date', `{"artifactVersion":"${day.slice(1)}.3"}`],
+        ['nested', `{"index":{"artifactVersion":"${day}.3"}}`],
+        ['empty file', ''],
+      ];
+      for (const [label, content] of previousContents) {
+        await writeFile(outputPath, content);
+        const { result, days } = await writeAndDays(sampleIndex(), outputPath);
+        assertVersionOfToday(result.artifactVersion, days, 1, `previous file: ${label}`);
+      }
+    });
+  });
+
+  test('options.artifactVersion is used verbatim', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeFile(outputPath, JSON.stringify({ artifactVersion: `${today()}.4` }));
+      const index = { ...sampleIndex(), artifactVersion: 'own-version' };
+      const result = await writeIndex(index, outputPath, { artifactVersion: 'pinned-v42' });
+      assert.equal(result.artifactVersion, 'pinned-v42');
+      const written = JSON.parse(await readFile(outputPath, 'utf8'));
+      assert.equal(written.artifactVersion, 'pinned-v42');
+      assert.match(result.publishedAt, PUBLISHED_AT_RE);
+    });
+  });
+
+  test("the index's own artifactVersion and publishedAt are used when options leave them out", async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await writeFile(outputPath, JSON.stringify({ artifactVersion: `${today()}.4` }));
+      const index = { ...sampleIndex(), artifactVersion: 'own-version', publishedAt: 'own-time' };
+      const result = await writeIndex(index, outputPath);
+      assert.equal(result.artifactVersion, 'own-version');
+      assert.equal(result.publishedAt, 'own-time');
+      assert.equal(await readFile(outputPath, 'utf8'), expectedText(index, 'own-version', 'own-time'));
+
+      const overridden = await writeIndex(index, outputPath, { artifactVersion: 'opt-version', publishedAt: 'opt-time' });
+      assert.equal(overridden.artifactVersion, 'opt-version');
+      assert.equal(overridden.publishedAt, 'opt-time');
+      assert.equal(await readFile(outputPath, 'utf8'), expectedText(index, 'opt-version', 'opt-time'));
+
+      // Explicit undefined options are "absent".
+      const absent = await writeIndex(index, outputPath, { artifactVersion: undefined, publishedAt: undefined });
+      assert.equal(absent.artifactVersion, 'own-version');
+      assert.equal(absent.publishedAt, 'own-time');
+    });
+  });
+
+  test("an index's own non-string artifactVersion / publishedAt is replaced by the defaults", async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const index = { ...sampleIndex(), artifactVersion: 5, publishedAt: null };
+      const { result, days } = await writeAndDays(index, outputPath);
+      assertVersionOfToday(result.artifactVersion, days, 1, 'non-string own artifactVersion');
+      assert.match(result.publishedAt, PUBLISHED_AT_RE);
+      assert.equal(await readFile(outputPath, 'utf8'), expectedText(index, result.artifactVersion, result.publishedAt));
+    });
+  });
+
+  test('the default publishedAt is now, as new Date().toISOString() writes it', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const before = Date.now();
+      const result = await writeIndex(sampleIndex(), outputPath, { artifactVersion: 'x' });
+      const after = Date.now();
+      assert.match(result.publishedAt, PUBLISHED_AT_RE);
+      const at = Date.parse(result.publishedAt);
+      assert.ok(at >= before - 1 && at <= after + 1, `publishedAt ${result.publishedAt} within [${new Date(before).toISOString()}, ${new Date(after).toISOString()}]`);
+      assert.equal(new Date(at).toISOString(), result.publishedAt);
+      assert.equal(JSON.parse(await readFile(outputPath, 'utf8')).publishedAt, result.publishedAt);
+    });
+  });
+});
+
+describe('writeIndex: failures', () => {
+  test('an output path under a regular file rejects with output-write-failed', async () => {
+    await withTempDir(async (dir) => {
+      const file = path.join(dir, 'file');
+      await writeFile(file, 'not a folder');
+      const outputPath = path.join(file, 'sub', 'index.json');
+      const error = await assertRejectsWithCode(writeIndex(sampleIndex(), outputPath, PINNED), 'output-write-failed', 'under a file');
+      assert.equal(error.filePath, outputPath);
+      assert.ok(error.message.startsWith(`Failed to write ${outputPath}: `), error.message);
+      assert.equal(error.message, `Failed to write ${outputPath}: Error: ENOTDIR: not a directory, mkdir '${path.dirname(outputPath)}'`);
+      // …which is exactly what Node's own mkdir -p says.
+      let nodeError;
+      try {
+        mkdirSync(path.dirname(outputPath), { recursive: true });
+      } catch (caught) {
+        nodeError = caught;
+      }
+      assert.ok(nodeError, 'Node refuses too');
+      assert.equal(error.message, `Failed to write ${outputPath}: ${nodeError.name}: ${nodeError.message}`);
+      assert.equal(await readFile(file, 'utf8'), 'not a folder');
+      assert.deepEqual(await tmpLeftovers(dir), []);
+    });
+  });
+
+  test('a failed rename (the output path is a non-empty folder) rejects, leaving no temporary file', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await mkdir(path.join(outputPath, 'inner'), { recursive: true });
+      await writeFile(path.join(outputPath, 'keep.txt'), 'keep');
+      const before = Date.now();
+      const error = await assertRejectsWithCode(writeIndex(sampleIndex(), outputPath, PINNED), 'output-write-failed', 'onto a folder');
+      const after = Date.now();
+      assert.equal(error.filePath, outputPath);
+      assert.ok(error.message.startsWith(`Failed to write ${outputPath}: `), error.message);
+      assert.ok(error.message.includes("rename '"), error.message);
+      assert.ok(error.message.includes('.tmp-'), error.message);
+      const escaped = outputPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const match = new RegExp(`^Failed to write ${escaped}: Error: (E[A-Z]+): [^,]+, rename '${escaped}\\.tmp-(\\d+)-(\\d+)' -> '${escaped}'$`).exec(error.message);
+      assert.ok(match, `Node-style rename message: ${error.message}`);
+      assert.equal(Number(match[2]), process.pid, 'the temporary name holds the pid');
+      const ms = Number(match[3]);
+      assert.ok(ms >= before && ms <= after, `the temporary name holds Date.now() (${ms} within [${before}, ${after}])`);
+      assert.deepEqual(await tmpLeftovers(dir), []);
+      assert.deepEqual((await readdir(outputPath)).sort(), ['inner', 'keep.txt']);
+      assert.equal(await readFile(path.join(outputPath, 'keep.txt'), 'utf8'), 'keep');
+    });
+  });
+});
+
+describe('writeIndex: bad arguments and values', () => {
+  test('an index that is not a plain object rejects with invalid-argument', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const index of [[], null, undefined, 'index', 5, true]) {
+        await assertRejectsWithCode(writeIndex(index, outputPath), 'invalid-argument', `index ${String(index)}`);
+      }
+      assert.deepEqual(await readdir(dir), []);
+    });
+  });
+
+  test('an outputPath that is not a non-empty string rejects with invalid-argument', async () => {
+    for (const outputPath of ['', undefined, null, 5, {}]) {
+      await assertRejectsWithCode(writeIndex(sampleIndex(), outputPath), 'invalid-argument', `outputPath ${String(outputPath)}`);
+    }
+  });
+
+  test('non-string options.artifactVersion / options.publishedAt reject with invalid-argument', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const options of [{ artifactVersion: 42 }, { artifactVersion: null }, { artifactVersion: {} }, { publishedAt: 5 }, { publishedAt: new Date() }]) {
+        await assertRejectsWithCode(writeIndex(sampleIndex(), outputPath, options), 'invalid-argument', `options ${JSON.stringify(options)}`);
+      }
+      assert.deepEqual(await readdir(dir), []);
+    });
+  });
+
+  test('a value JSON cannot hold rejects with invalid-json-value; too deep with value-too-deep; nothing is written', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      await assertRejectsWithCode(writeIndex({ tools: [{ id: 'a', n: 1n }] }, outputPath, PINNED), 'invalid-json-value', 'BigInt');
+      const cyclic = { tools: [] };
+      cyclic.tools.push({ id: 'a', back: cyclic });
+      await assertRejectsWithCode(writeIndex(cyclic, outputPath, PINNED), 'invalid-json-value', 'cycle');
+      let deep = [];
+      for (let i = 0; i < 6000; i++) deep = [deep];
+      await assertRejectsWithCode(writeIndex({ tools: [], deep }, outputPath, PINNED), 'value-too-deep', '6000 levels');
+      assert.deepEqual(await readdir(dir), []);
+    });
+  });
+
+  test('indexHash of a missing file throws index-read-failed', async () => {
+    await withTempDir(async (dir) => {
+      let error;
+      try {
+        indexHash(path.join(dir, 'missing.json'));
+      } catch (caught) {
+        error = caught;
+      }
+      assert.ok(error instanceof Error, 'throws');
+      assert.equal(error.code, 'index-read-failed');
+    });
+  });
+});
