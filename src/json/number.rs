@@ -156,6 +156,8 @@ mod tests {
     }
 
     #[test]
+    // The tie cases are exact doubles written out in full: that is the point of them.
+    #[allow(clippy::excessive_precision)]
     fn matches_ecmascript_number_to_string() {
         let cases: &[(f64, &str)] = &[
             (0.0, "0"),
