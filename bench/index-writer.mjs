@@ -100,7 +100,7 @@ export function generatedIndex(tools = 10000) {
 
 export async function run({ rounds }) {
   const index = generatedIndex();
-  const compact = JSON.stringify(index);
+  const compact = Buffer.from(JSON.stringify(index));
   const dir = await mkdtemp(path.join(os.tmpdir(), 'kindgi-bench-'));
   try {
     // Same bytes first.
@@ -117,7 +117,7 @@ export async function run({ rounds }) {
         js: () => jsCanonicalJson(index),
         native: () => canonicalJson(index),
         nativeFromText: () => native.canonicalJsonText(compact),
-        jsFromText: () => jsCanonicalJson(JSON.parse(compact)),
+        jsFromText: () => jsCanonicalJson(JSON.parse(compact.toString())),
         stringifyOnly: () => JSON.stringify(index),
       },
       { rounds },

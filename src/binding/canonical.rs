@@ -15,7 +15,7 @@ use std::time::SystemTime;
 pub fn canonical_json_text<'env>(env: &'env Env, text: &[u8]) -> Result<JsString<'env>, JsError> {
     let text = utf8(text)?;
     let canonical = canonical_json(text).map_err(NativeError::from)?;
-    js_string(env, &canonical).map_err(from_napi)
+    js_string(env, canonical).map_err(from_napi)
 }
 
 fn utf8(bytes: &[u8]) -> Result<&str, NativeError> {
@@ -27,15 +27,19 @@ fn utf8(bytes: &[u8]) -> Result<&str, NativeError> {
     })
 }
 
-/// A JavaScript string of `text`. V8 decodes UTF-8 slowly; Latin-1 and UTF-16 it copies, so
-/// large texts go over in one of those (an index is mostly ASCII).
-fn js_string<'env>(env: &'env Env, text: &str) -> napi::Result<JsString<'env>> {
+/// A JavaScript string of `text`. V8 decodes UTF-8 slowly but copies Latin-1 and UTF-16 as they
+/// are, so the text goes over as Latin-1 when every character fits (the usual index) and as
+/// UTF-16 otherwise.
+fn js_string(env: &Env, text: String) -> napi::Result<JsString<'_>> {
     if text.is_ascii() {
-        env.create_string_latin1(text.as_bytes())
-    } else {
-        let units: Vec<u16> = text.encode_utf16().collect();
-        env.create_string_utf16(&units)
+        return env.create_string_latin1(text.as_bytes());
     }
+    if text.chars().all(|c| u32::from(c) <= 0xFF) {
+        let latin1: Vec<u8> = text.chars().map(|c| u32::from(c) as u8).collect();
+        return env.create_string_latin1(&latin1);
+    }
+    let units: Vec<u16> = text.encode_utf16().collect();
+    env.create_string_utf16(&units)
 }
 
 #[napi(object)]

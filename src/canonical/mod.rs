@@ -172,24 +172,21 @@ impl KeyUnits<'_> {
 /// Fills `keys` with the members of the canonical copy of an object, in the order it
 /// enumerates them: one per distinct key (its last occurrence), `__proto__` left out.
 fn canonical_order<'a>(members: &'a [(JsonKey<'a>, Node<'a>)], keys: &mut Vec<SortKey<'a>>) {
-    keys.extend(
-        members
-            .iter()
-            .enumerate()
-            .map(|(member, (key, _))| {
-                let units = if key.escaped {
-                    KeyUnits::Decoded(decode_json_string(key.raw))
-                } else {
-                    KeyUnits::Plain(key.raw)
-                };
-                SortKey {
-                    index: units.array_index(),
-                    units,
-                    member,
-                }
-            })
-            .filter(|key| !key.units.is_proto()),
-    );
+    keys.reserve(members.len());
+    for (member, (key, _)) in members.iter().enumerate() {
+        let units = if key.escaped {
+            KeyUnits::Decoded(decode_json_string(key.raw))
+        } else {
+            KeyUnits::Plain(key.raw)
+        };
+        if !units.is_proto() {
+            keys.push(SortKey {
+                index: units.array_index(),
+                units,
+                member,
+            });
+        }
+    }
     // Array indices first by value, then the rest by code units; equal keys keep document
     // order (the sort is stable), so the last of a run is the one JSON.parse keeps.
     keys.sort_by(|a, b| match (a.index, b.index) {
