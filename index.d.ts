@@ -5,5 +5,21 @@
 export * from './lib/protocol.js';
 export * from './lib/pack-env.js';
 export * from './lib/kindgi-index.js';
+export * from './lib/validate.js';
+export {
+  runHandler,
+  runCheck,
+  HandlerContext,
+  HandlerError,
+  HandlerErrorCode,
+  HandlerFn,
+  HandlerModule,
+  CheckModule,
+  RunHandlerOptions,
+  RunCheckOptions,
+  ToolInvocationSpec,
+  CheckInvocationSpec,
+  Result,
+} from './lib/handler-runner.js';
 export { PACK_SERVICE_DRAIN_MS } from './lib/pack-service.js';
 export { NativeError, NativeErrorCode } from './lib/errors.js';

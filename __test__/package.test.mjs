@@ -14,6 +14,9 @@ const PACKAGE = '@kindgi/handler-runtime-native';
 const ROOT_URL = new URL('../index.js', import.meta.url);
 
 const ROOT_NAMES = [
+  'compileSchema',
+  'runHandler',
+  'runCheck',
   'canonicalJson',
   'writeIndex',
   'indexHash',
@@ -42,6 +45,9 @@ const ROOT_NAMES = [
 ];
 
 const ROOT_FUNCTIONS = [
+  'compileSchema',
+  'runHandler',
+  'runCheck',
   'canonicalJson',
   'writeIndex',
   'indexHash',
@@ -96,6 +102,7 @@ test('the root constants', async () => {
     'value-too-deep',
     'output-write-failed',
     'index-read-failed',
+    'schema-compile-failed',
   ]);
   assert.ok(Number.isSafeInteger(root.MAX_JSON_DEPTH) && root.MAX_JSON_DEPTH > 0, `MAX_JSON_DEPTH is ${root.MAX_JSON_DEPTH}`);
   assert.equal(root.PACK_ENV_CHECK_VAR, 'KINDGI_PACK_ENV_CHECK');

@@ -55,3 +55,20 @@ const index: Index = {
 const written: Promise<WriteIndexResult> = writeIndex(index, 'index.json', { publishedAt: 'now' });
 written.catch((e: NativeError) => e.code);
 void [error, header, drain, key, text, hash, check];
+
+import { compileSchema, runHandler, runCheck, type ValidationOutcome, type HandlerError } from '../index.js';
+const compiled = compileSchema({ type: 'string' }, 'output');
+const verdict: ValidationOutcome = compiled.validate('x');
+if (!verdict.valid) void verdict.issues[0]?.schemaPath;
+const ran = runHandler({
+  tool: { id: 't', modulePath: '/m.mjs', inputSchema: {}, outputSchema: {} },
+  input: {},
+  ctx: { tenantId: 't', runId: 'r' },
+});
+ran.then((outcome) => {
+  if (outcome.kind === 'err') {
+    const failure: HandlerError = outcome.error;
+    void failure.code;
+  }
+});
+void runCheck({ check: { id: 'c', modulePath: '/c.mjs' }, config: {}, trace: {} });

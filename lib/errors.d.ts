@@ -12,7 +12,9 @@ export type NativeErrorCode =
   /** `writeIndex` could not write its file (the message names the path and the cause). */
   | 'output-write-failed'
   /** `indexHash` could not read the file it was given. */
-  | 'index-read-failed';
+  | 'index-read-failed'
+  /** `compileSchema` refused a schema Ajv refuses; `name` and `message` are Ajv's. */
+  | 'schema-compile-failed';
 
 /** An Error thrown by this package, with a stable `code`. */
 export interface NativeError extends Error {

@@ -7,6 +7,7 @@ export const NATIVE_ERROR_CODES = Object.freeze([
   'value-too-deep',
   'output-write-failed',
   'index-read-failed',
+  'schema-compile-failed',
 ]);
 
 export const MAX_JSON_DEPTH = native.maxJsonDepth();

@@ -11,6 +11,7 @@ pub enum NativeErrorCode {
     ValueTooDeep,
     OutputWriteFailed,
     IndexReadFailed,
+    SchemaCompileFailed,
 }
 
 impl NativeErrorCode {
@@ -21,6 +22,7 @@ impl NativeErrorCode {
             NativeErrorCode::ValueTooDeep => "value-too-deep",
             NativeErrorCode::OutputWriteFailed => "output-write-failed",
             NativeErrorCode::IndexReadFailed => "index-read-failed",
+            NativeErrorCode::SchemaCompileFailed => "schema-compile-failed",
         }
     }
 }

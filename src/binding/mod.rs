@@ -8,3 +8,4 @@ mod env;
 mod errors;
 mod ids;
 mod protocol;
+mod validate;

@@ -1,0 +1,81 @@
+import type { ValidationIssue } from './validate.js';
+
+/** The tenant and run a handler serves, its resolved needs, and (from the pack service) its abort signal and logger. */
+export interface HandlerContext {
+  readonly tenantId: string;
+  readonly runId: string;
+  readonly projectId?: string;
+  readonly orgId?: string;
+  readonly requestId?: string;
+  readonly env?: Readonly<Record<string, unknown>>;
+  readonly secrets?: Readonly<Record<string, unknown>>;
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly abortSignal?: AbortSignal;
+  readonly log?: unknown;
+  readonly [field: string]: unknown;
+}
+
+export interface ToolInvocationSpec {
+  readonly id: string;
+  readonly modulePath: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly outputSchema: Readonly<Record<string, unknown>>;
+}
+
+export interface CheckInvocationSpec {
+  readonly id: string;
+  readonly modulePath: string;
+  readonly configSchema?: Readonly<Record<string, unknown>>;
+}
+
+export type HandlerErrorCode =
+  | 'input-validation-failed'
+  | 'output-validation-failed'
+  | 'handler-import-failed'
+  | 'handler-shape-invalid'
+  | 'handler-throw'
+  | 'check-shape-invalid';
+
+export interface HandlerError {
+  readonly code: HandlerErrorCode;
+  readonly message: string;
+  readonly toolId?: string;
+  readonly cause?: unknown;
+  readonly issues?: readonly (ValidationIssue | { readonly instancePath: string; readonly message: string })[];
+}
+
+export type Result<T, E> = { readonly kind: 'ok'; readonly value: T } | { readonly kind: 'err'; readonly error: E };
+
+export type HandlerFn = (input: unknown, ctx: HandlerContext) => unknown | Promise<unknown>;
+export type HandlerModule =
+  | HandlerFn
+  | { readonly default: unknown }
+  | { readonly handler: unknown }
+  | { readonly run: unknown };
+export type CheckModule = Readonly<Record<string, unknown>>;
+
+export interface RunHandlerOptions {
+  readonly tool: ToolInvocationSpec;
+  readonly input: unknown;
+  readonly ctx: HandlerContext;
+  /** Replaces the default import (an absolute path imports as a `file:` URL). */
+  readonly importHandler?: (modulePath: string) => HandlerModule | Promise<HandlerModule>;
+}
+
+export interface RunCheckOptions {
+  readonly check: CheckInvocationSpec;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly trace: unknown;
+  readonly abortSignal?: AbortSignal;
+  readonly importCheck?: (modulePath: string) => CheckModule | Promise<CheckModule>;
+}
+
+/** Runs one tool call: input checked (defaults filled), handler called, output checked. Never rejects. */
+export declare function runHandler(options: RunHandlerOptions): Promise<Result<unknown, HandlerError>>;
+
+/** Runs one guardrail check: config checked as sent, `evaluate(config, trace, { abortSignal? })`. Never rejects. */
+export declare function runCheck(options: RunCheckOptions): Promise<Result<unknown, HandlerError>>;
+
+/** A throw as the wire carries it: `{ name, message, stack }` for an Error, JSON-safe otherwise. */
+export declare function serializeCause(cause: unknown): unknown;

@@ -1,0 +1,254 @@
+// The handler runner: one tool call or one guardrail check, in this process, never throwing.
+// Schemas are compiled and checked in Rust (./validate.js); what must be JavaScript stays here:
+// importing the module, finding the handler, Zod, calling it.
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { compileSchema } from './validate.js';
+
+/** `Name: message` for an Error, else `String(value)`. */
+function describeThrow(cause) {
+  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+}
+
+/** A throw as the wire carries it: `{name, message, stack}` for an Error, JSON-safe otherwise. */
+export function serializeCause(cause) {
+  if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
+  if (cause === undefined) return null;
+  if (cause === null || ['string', 'number', 'boolean'].includes(typeof cause)) return cause;
+  try {
+    JSON.stringify(cause);
+    return cause;
+  } catch {
+    return String(cause);
+  }
+}
+
+/** An absolute path imports as a `file:` URL (so `#` and spaces survive); anything else as given. */
+function importPath(modulePath) {
+  return import(isAbsolute(modulePath) ? pathToFileURL(modulePath).href : modulePath);
+}
+
+const fail = (code, message, extra) => ({ kind: 'err', error: { code, message, ...extra } });
+
+function isZodSchema(value) {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof value._zod === 'object' &&
+    value._zod !== null &&
+    typeof value['~standard'] === 'object' &&
+    value['~standard'] !== null
+  );
+}
+
+function resolveHandler(module) {
+  if (typeof module === 'function') return module;
+  if (module === null || typeof module !== 'object') return undefined;
+  for (const candidate of [module.default, module.handler, module.run]) {
+    if (candidate === undefined || candidate === null) continue;
+    if (typeof candidate === 'function') return candidate;
+    // A `defineTool` export: the callable is one level in.
+    if (typeof candidate === 'object') {
+      if (typeof candidate.handler === 'function') return candidate.handler;
+      if (typeof candidate.run === 'function') return candidate.run;
+    }
+  }
+  return undefined;
+}
+
+function resolveInputZod(module) {
+  if (module === null || typeof module !== 'object') return undefined;
+  for (const candidate of [module.default, module.handler, module.run]) {
+    if (candidate === null || typeof candidate !== 'object') continue;
+    if (isZodSchema(candidate.inputZod)) return candidate.inputZod;
+  }
+  return undefined;
+}
+
+/** Zod's Standard Schema `validate`: `{value}` or `{issues}`. */
+async function parseWithZod(schema, value) {
+  const result = await schema['~standard'].validate(value);
+  if (result.issues !== undefined) {
+    return {
+      ok: false,
+      issues: result.issues.map((issue) => ({
+        instancePath: (issue.path ?? []).map((segment) => `/${String(segment?.key ?? segment)}`).join(''),
+        message: issue.message,
+      })),
+    };
+  }
+  return { ok: true, value: result.value };
+}
+
+function compileOrFail(schema, side, code, what, toolId) {
+  try {
+    return { validator: compileSchema(schema, side) };
+  } catch (cause) {
+    return {
+      failure: fail(code, `${what} schema failed to compile: ${describeThrow(cause)}`, {
+        toolId,
+        cause: serializeCause(cause),
+      }),
+    };
+  }
+}
+
+export async function runHandler(options) {
+  const { tool, input, ctx } = options;
+  const importHandler = options.importHandler ?? importPath;
+
+  const input_ = compileOrFail(tool.inputSchema, 'input', 'input-validation-failed', `Tool "${tool.id}" input`, tool.id);
+  if (input_.failure) return input_.failure;
+  let checked;
+  try {
+    checked = input_.validator.validate(input);
+  } catch (cause) {
+    return fail('input-validation-failed', `Tool "${tool.id}" input cannot be validated: ${describeThrow(cause)}`, {
+      toolId: tool.id,
+      cause: serializeCause(cause),
+    });
+  }
+  if (!checked.valid) {
+    return fail('input-validation-failed', `Tool "${tool.id}" input failed validation`, {
+      toolId: tool.id,
+      issues: checked.issues,
+    });
+  }
+  const candidate = checked.value;
+
+  let module;
+  try {
+    module = await importHandler(tool.modulePath);
+  } catch (cause) {
+    return fail('handler-import-failed', `Failed to import handler module '${tool.modulePath}': ${describeThrow(cause)}`, {
+      toolId: tool.id,
+      cause: serializeCause(cause),
+    });
+  }
+
+  const handler = resolveHandler(module);
+  const inputZod = resolveInputZod(module);
+  if (handler === undefined) {
+    return fail(
+      'handler-shape-invalid',
+      `Handler module '${tool.modulePath}' does not export a handler function (looked for default / handler / run)`,
+      { toolId: tool.id },
+    );
+  }
+
+  let prepared = candidate;
+  if (inputZod !== undefined) {
+    const parsed = await parseWithZod(inputZod, candidate);
+    if (!parsed.ok) {
+      return fail('input-validation-failed', `Tool "${tool.id}" input failed validation`, {
+        toolId: tool.id,
+        issues: parsed.issues,
+      });
+    }
+    prepared = parsed.value;
+  }
+
+  let output;
+  try {
+    output = await handler(prepared, ctx);
+  } catch (cause) {
+    return fail('handler-throw', `Handler for tool "${tool.id}" threw: ${describeThrow(cause)}`, {
+      toolId: tool.id,
+      cause: serializeCause(cause),
+    });
+  }
+
+  const output_ = compileOrFail(tool.outputSchema, 'output', 'output-validation-failed', `Tool "${tool.id}" output`, tool.id);
+  if (output_.failure) return output_.failure;
+  let produced;
+  try {
+    produced = output_.validator.validate(output);
+  } catch (cause) {
+    // A value JSON cannot hold (a BigInt, a cycle): refused here rather than when the answer
+    // is written (see the README's known differences).
+    return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that cannot be validated: ${describeThrow(cause)}`, {
+      toolId: tool.id,
+      cause: serializeCause(cause),
+    });
+  }
+  if (!produced.valid) {
+    return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that failed validation`, {
+      toolId: tool.id,
+      issues: produced.issues,
+    });
+  }
+  return { kind: 'ok', value: output };
+}
+
+function resolveCheckEvaluate(module) {
+  if (module === null || (typeof module !== 'object' && typeof module !== 'function')) return undefined;
+  for (const candidate of [module.evaluate, module.default, module.check]) {
+    if (candidate === undefined || candidate === null) continue;
+    if (typeof candidate === 'function') return candidate;
+    if (typeof candidate.evaluate === 'function') return candidate.evaluate;
+  }
+  return undefined;
+}
+
+/** ` at /path: message` for the first issue, for a message read without its issues. */
+function describeFirstIssue(issues) {
+  const first = issues[0];
+  if (first === undefined) return '';
+  return `${first.instancePath === '' ? '' : ` at ${first.instancePath}`}: ${first.message ?? 'invalid'}`;
+}
+
+export async function runCheck(options) {
+  const { check, config, trace } = options;
+  const importCheck = options.importCheck ?? importPath;
+
+  if (check.configSchema !== undefined) {
+    // Checked as sent: the output side fills no defaults.
+    const compiled = compileOrFail(check.configSchema, 'output', 'input-validation-failed', `Check "${check.id}" config`, check.id);
+    if (compiled.failure) return compiled.failure;
+    let checked;
+    try {
+      checked = compiled.validator.validate(config);
+    } catch (cause) {
+      return fail('input-validation-failed', `Check "${check.id}" config cannot be validated: ${describeThrow(cause)}`, {
+        toolId: check.id,
+        cause: serializeCause(cause),
+      });
+    }
+    if (!checked.valid) {
+      return fail('input-validation-failed', `Check "${check.id}" config failed validation${describeFirstIssue(checked.issues)}`, {
+        toolId: check.id,
+        issues: checked.issues,
+      });
+    }
+  }
+
+  let module;
+  try {
+    module = await importCheck(check.modulePath);
+  } catch (cause) {
+    return fail('handler-import-failed', `Failed to import check module '${check.modulePath}': ${describeThrow(cause)}`, {
+      toolId: check.id,
+      cause: serializeCause(cause),
+    });
+  }
+
+  const evaluate = resolveCheckEvaluate(module);
+  if (evaluate === undefined) {
+    return fail(
+      'check-shape-invalid',
+      `Check module '${check.modulePath}' does not export a check with .evaluate() (looked for default / check / bare export with evaluate)`,
+      { toolId: check.id },
+    );
+  }
+
+  let result;
+  try {
+    result = await evaluate(config, trace, options.abortSignal !== undefined ? { abortSignal: options.abortSignal } : {});
+  } catch (cause) {
+    return fail('handler-throw', `Check "${check.id}" evaluate() threw: ${describeThrow(cause)}`, {
+      toolId: check.id,
+      cause: serializeCause(cause),
+    });
+  }
+  return { kind: 'ok', value: result };
+}

@@ -1,0 +1,102 @@
+// JSON Schema validation with Ajv's answers (see validate.d.ts). Compiling and validating run
+// in Rust; values cross as JSON text.
+import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
+import { native } from './native.js';
+
+/** Validators by schema object, per side: the same object is never serialized twice. */
+const bySchema = { input: new WeakMap(), output: new WeakMap() };
+
+/** The key of a marker (see src/validate/js.rs): a JavaScript value JSON has no form for. */
+const MARKER = '\u0000js';
+
+/**
+ * `JSON.stringify` replacer that writes what Ajv sees rather than what JSON.stringify would:
+ * `undefined`, `NaN`, `±Infinity`, BigInts, functions and symbols become markers (so an
+ * `undefined` member is still a key, and a BigInt is still not a string), and an object with
+ * `toJSON` (a Date) or a boxed primitive is its own enumerable properties, as Ajv reads it.
+ */
+function markJsValues(key, value) {
+  const raw = this[key];
+  switch (typeof raw) {
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      return { [MARKER]: typeof raw };
+    case 'number':
+      return Number.isFinite(raw) ? value : { [MARKER]: String(raw) };
+    case 'object':
+      if (raw !== null && raw !== value && !Array.isArray(raw)) return { ...raw };
+      return value;
+    default:
+      return value;
+  }
+}
+
+function valueText(value) {
+  try {
+    return JSON.stringify(value, markJsValues);
+  } catch (cause) {
+    // A cycle: what is left is the same error jsonText gives.
+    return jsonText(value, 'The value');
+  }
+}
+
+/** Follows a JSON pointer into `root`. */
+function at(root, pointer) {
+  let target = root;
+  if (pointer === '') return target;
+  for (const raw of pointer.slice(1).split('/')) {
+    target = target[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return target;
+}
+
+class Validator {
+  #native;
+  #input;
+
+  constructor(nativeValidator, side) {
+    this.#native = nativeValidator;
+    this.#input = side === 'input';
+  }
+
+  validate(value) {
+    const result = this.#native.validateJson(valueText(value));
+    if (result === null) return { valid: true, value };
+    // Ajv's generated code overflows the stack on a schema that recurses on a value forever.
+    if (result === 'r') throw new RangeError('Maximum call stack size exceeded');
+    const parsed = JSON.parse(result.slice(1));
+    if (result[0] === 'i') return { valid: false, issues: parsed };
+    // Valid on the input side: the defaults go into a structured clone, as the TypeScript
+    // runner validates `structuredClone(input)`.
+    const copy = structuredClone(value);
+    if (parsed.length > 0 && (copy === null || typeof copy !== 'object')) return { valid: true, value: copy };
+    for (const [pointer, key, filled] of parsed) at(copy, pointer)[key] = filled;
+    return { valid: true, value: copy };
+  }
+}
+
+export function compileSchema(schema, side) {
+  if (side !== 'input' && side !== 'output') {
+    throw invalidArgument(`side must be 'input' or 'output', not ${JSON.stringify(side) ?? describe(side)}`);
+  }
+  const cacheable = schema !== null && typeof schema === 'object';
+  if (cacheable) {
+    const cached = bySchema[side].get(schema);
+    if (cached !== undefined) return cached;
+  }
+  let compiled;
+  try {
+    compiled = native.compileSchemaJson(jsonText(schema, 'The schema'), side);
+  } catch (error) {
+    if (error?.code !== 'schema-compile-failed') throw error;
+    const newline = error.message.indexOf('\n');
+    const failure = nativeError('schema-compile-failed', error.message.slice(newline + 1));
+    failure.name = error.message.slice(0, newline);
+    throw failure;
+  }
+  const validator = new Validator(compiled, side);
+  if (cacheable) bySchema[side].set(schema, validator);
+  return validator;
+}

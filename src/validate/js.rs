@@ -1,0 +1,176 @@
+//! The JavaScript semantics Ajv's generated code relies on, for JSON values: `for…in` key
+//! order, property lookup through `Object.prototype`, `fast-deep-equal`, `ucs2length`, and
+//! the number conversions behind `multipleOf`.
+
+use crate::json::{array_index, write_js_number};
+use serde_json::{Map, Number, Value};
+
+/// The names `Object.prototype` answers for: `data[name] !== undefined` holds for them on every
+/// object, which is how Ajv's `properties` and `required` see them.
+const OBJECT_PROTOTYPE_NAMES: [&str; 12] = [
+    "constructor",
+    "__defineGetter__",
+    "__defineSetter__",
+    "hasOwnProperty",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "toLocaleString",
+];
+
+/// The key of a marker: how the JS layer writes a JavaScript value JSON has no form for
+/// (`undefined`, `NaN`, `±Infinity`, a BigInt, a function, a symbol) when it hands a value over
+/// for validation: `{"\u0000js": "undefined"}`.
+pub const MARKER_KEY: &str = "\u{0}js";
+
+/// The tag of a marker (`undefined`, `NaN`, `bigint`, …), when `value` is one.
+pub fn marker(value: &Value) -> Option<&str> {
+    match value {
+        Value::Object(map) if !map.is_empty() && map.len() <= 2 => map.get(MARKER_KEY)?.as_str(),
+        _ => None,
+    }
+}
+
+/// What `data[name]` gives on an object parsed from JSON.
+pub enum Lookup {
+    Own,
+    /// Inherited from `Object.prototype`: a function, or for `__proto__` the prototype object.
+    Inherited,
+    Missing,
+}
+
+pub fn lookup(map: &Map<String, Value>, name: &str) -> Lookup {
+    match map.get(name) {
+        // A member holding `undefined` reads as absent (`data[name] !== undefined` fails).
+        Some(value) if marker(value) == Some("undefined") => Lookup::Missing,
+        Some(_) => Lookup::Own,
+        None if OBJECT_PROTOTYPE_NAMES.contains(&name) => Lookup::Inherited,
+        None => Lookup::Missing,
+    }
+}
+
+/// Whether `data[name] !== undefined`.
+pub fn has_property(map: &Map<String, Value>, name: &str) -> bool {
+    !matches!(lookup(map, name), Lookup::Missing)
+}
+
+/// An object's keys in `for…in` order: array-index keys ascending, then the rest in insertion
+/// order.
+pub fn keys(map: &Map<String, Value>) -> Vec<&String> {
+    let mut indexed: Vec<(u32, &String)> = map
+        .keys()
+        .filter_map(|k| array_index(k).map(|i| (i, k)))
+        .collect();
+    if indexed.is_empty() {
+        return map.keys().collect();
+    }
+    indexed.sort_by_key(|(i, _)| *i);
+    let mut keys: Vec<&String> = indexed.into_iter().map(|(_, k)| k).collect();
+    keys.extend(map.keys().filter(|k| array_index(k).is_none()));
+    keys
+}
+
+/// `fast-deep-equal` on JSON values (numbers compare as doubles, as JavaScript holds them).
+pub fn deep_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => number(x) == number(y),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A JSON number as the double JavaScript holds.
+pub fn number(n: &Number) -> f64 {
+    n.as_f64().unwrap_or(f64::NAN)
+}
+
+/// `ucs2length`: a string's length counting a surrogate pair once, i.e. in code points.
+pub fn ucs2_length(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// A number as JavaScript's `String(n)` writes it.
+pub fn number_text(x: f64) -> String {
+    let mut out = String::new();
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    write_js_number(&mut out, x);
+    out
+}
+
+/// `parseInt(x)` of a number: JavaScript converts it to a string first, so `1e21` parses as 1.
+fn parse_int_of(x: f64) -> f64 {
+    let text = number_text(x);
+    let digits: String = text
+        .char_indices()
+        .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-'))
+        .map(|(_, c)| c)
+        .collect();
+    match digits.as_str() {
+        "" | "-" => f64::NAN,
+        d => d.parse::<f64>().unwrap_or(f64::NAN),
+    }
+}
+
+/// Ajv's `multipleOf` test (no `multipleOfPrecision`): `res = data / m; res !== parseInt(res)`
+/// means not a multiple.
+pub fn is_multiple_of(data: f64, divisor: f64) -> bool {
+    if divisor == 0.0 {
+        return false;
+    }
+    let res = data / divisor;
+    res == parse_int_of(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn multiple_of_follows_javascript() {
+        assert!(is_multiple_of(10.0, 2.0));
+        assert!(!is_multiple_of(7.0, 2.0));
+        assert!(!is_multiple_of(1e30, 1.0), "parseInt(1e30) is 1");
+        assert!(is_multiple_of(0.0075, 0.0001));
+        assert!(!is_multiple_of(0.3, 0.1), "0.3 / 0.1 is 2.9999999999999996");
+    }
+
+    #[test]
+    fn keys_in_for_in_order() {
+        let value = json!({"b": 1, "10": 2, "a": 3, "2": 4});
+        let Value::Object(map) = value else {
+            unreachable!()
+        };
+        assert_eq!(keys(&map), ["2", "10", "b", "a"]);
+    }
+
+    #[test]
+    fn prototype_names_are_present() {
+        let Value::Object(map) = json!({"a": 1}) else {
+            unreachable!()
+        };
+        assert!(has_property(&map, "toString"));
+        assert!(has_property(&map, "a"));
+        assert!(!has_property(&map, "b"));
+    }
+}

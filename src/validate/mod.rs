@@ -1,0 +1,226 @@
+//! JSON Schema (draft 2020-12) validation with Ajv's answers: the same valid/invalid decision,
+//! the same issue objects in the same order, and the same schemas refused at compile time, for
+//! Ajv 2020 configured as `@kindgi/handler-runtime` configures it (strict, allErrors,
+//! allowUnionTypes, ajv-formats in full mode, useDefaults on the input side).
+//!
+//! Ajv compiles a schema to JavaScript; this module compiles it to a tree of [`compile::Node`]s
+//! holding the keywords in the order Ajv's generated code checks them, and [`run`] walks that
+//! tree over a value, reporting what Ajv reports.
+
+mod compile;
+pub mod formats;
+mod issue;
+mod js;
+mod run;
+
+pub use compile::{CompileError, Side};
+pub use issue::{issues_json, Issue};
+pub use run::{DefaultApplied, Invalid};
+
+use serde_json::Value;
+
+/// A compiled schema: compile once, validate many values, from any thread.
+#[derive(Debug)]
+pub struct Validator {
+    program: compile::Program,
+}
+
+impl Validator {
+    /// Compiles `schema` as Ajv would for `side`; refuses what Ajv refuses, with Ajv's message.
+    pub fn compile(schema: &Value, side: Side) -> Result<Validator, CompileError> {
+        Ok(Validator {
+            program: compile::compile(schema, side)?,
+        })
+    }
+
+    /// Validates `value`. On the input side the schema's defaults are filled into `value`
+    /// (as Ajv's `useDefaults` does, before the keywords that follow them see the value).
+    pub fn validate(&self, value: &mut Value) -> Result<(), Invalid> {
+        run::validate(&self.program, value).map(|_| ())
+    }
+
+    /// [`Validator::validate`], saying which defaults it filled in and where, in order (so a
+    /// caller holding the original JavaScript value can fill the same into its own copy).
+    pub fn validate_recording_defaults(
+        &self,
+        value: &mut Value,
+    ) -> Result<Vec<DefaultApplied>, Invalid> {
+        run::validate(&self.program, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Ajv's answers for these were taken from Ajv 8.17 + ajv-formats 3 configured as the
+    //! TypeScript package configures them (the differential suite in `__test__/` checks many
+    //! more against Ajv itself).
+    use super::*;
+    use serde_json::json;
+
+    fn issues(schema: Value, side: Side, mut value: Value) -> String {
+        let validator = Validator::compile(&schema, side).expect("compiles");
+        match validator.validate(&mut value) {
+            Ok(()) => "valid".into(),
+            Err(Invalid::Issues(issues)) => issues_json(&issues),
+            Err(Invalid::Recursion) => "recursion".into(),
+        }
+    }
+
+    fn refusal(schema: Value, side: Side) -> String {
+        match Validator::compile(&schema, side) {
+            Ok(_) => "compiled".into(),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn keyword_groups_run_in_ajvs_order() {
+        // additionalProperties runs before properties; required before both.
+        assert_eq!(
+            issues(
+                json!({"type": "object", "properties": {"a": {"type": "number", "minimum": 3}}, "additionalProperties": false, "required": ["a"]}),
+                Side::Output,
+                json!({"a": 1, "c": 2})
+            ),
+            r##"[{"instancePath":"","schemaPath":"#/additionalProperties","keyword":"additionalProperties","params":{"additionalProperty":"c"},"message":"must NOT have additional properties"},{"instancePath":"/a","schemaPath":"#/properties/a/minimum","keyword":"minimum","params":{"comparison":">=","limit":3},"message":"must be >= 3"}]"##
+        );
+        // A single type with rules of its group reports the type error in that group's place.
+        assert_eq!(
+            issues(
+                json!({"type": "number", "minimum": 2, "enum": [5]}),
+                Side::Output,
+                json!("x")
+            ),
+            r##"[{"instancePath":"","schemaPath":"#/enum","keyword":"enum","params":{"allowedValues":[5]},"message":"must be equal to one of the allowed values"},{"instancePath":"","schemaPath":"#/type","keyword":"type","params":{"type":"number"},"message":"must be number"}]"##
+        );
+        // integer has no group: its type error comes first, and number keywords still run.
+        assert_eq!(
+            issues(
+                json!({"type": "integer", "minimum": 2}),
+                Side::Output,
+                json!(1.5)
+            ),
+            r##"[{"instancePath":"","schemaPath":"#/type","keyword":"type","params":{"type":"integer"},"message":"must be integer"},{"instancePath":"","schemaPath":"#/minimum","keyword":"minimum","params":{"comparison":">=","limit":2},"message":"must be >= 2"}]"##
+        );
+    }
+
+    #[test]
+    fn composites_keep_and_drop_branch_errors_like_ajv() {
+        assert_eq!(
+            issues(
+                json!({"anyOf": [{"type": "string"}, {"type": "number"}]}),
+                Side::Output,
+                json!(null)
+            ),
+            r##"[{"instancePath":"","schemaPath":"#/anyOf/0/type","keyword":"type","params":{"type":"string"},"message":"must be string"},{"instancePath":"","schemaPath":"#/anyOf/1/type","keyword":"type","params":{"type":"number"},"message":"must be number"},{"instancePath":"","schemaPath":"#/anyOf","keyword":"anyOf","params":{},"message":"must match a schema in anyOf"}]"##
+        );
+        // Once two oneOf branches pass, Ajv runs no more of them.
+        assert_eq!(
+            issues(
+                json!({"oneOf": [true, true, false]}),
+                Side::Output,
+                json!(1)
+            ),
+            r##"[{"instancePath":"","schemaPath":"#/oneOf","keyword":"oneOf","params":{"passingSchemas":[0,1]},"message":"must match exactly one schema in oneOf"}]"##
+        );
+        assert_eq!(
+            issues(
+                json!({"type": "object", "propertyNames": {"type": "string", "maxLength": 2}}),
+                Side::Output,
+                json!({"abc": 1, "de": 2})
+            ),
+            r##"[{"instancePath":"","schemaPath":"#/propertyNames/maxLength","keyword":"maxLength","params":{"limit":2},"message":"must NOT have more than 2 characters","propertyName":"abc"},{"instancePath":"","schemaPath":"#/propertyNames","keyword":"propertyNames","params":{"propertyName":"abc"},"message":"property name must be valid"}]"##
+        );
+    }
+
+    #[test]
+    fn unique_items_reports_the_pair_ajv_finds() {
+        let with_types = json!({"type": "array", "uniqueItems": true, "items": {"type": "number"}});
+        assert!(issues(with_types, Side::Output, json!([1, 2, 1]))
+            .contains(r#""params":{"i":0,"j":2}"#));
+        let without = json!({"type": "array", "uniqueItems": true});
+        assert!(
+            issues(without, Side::Output, json!([1, 2, 1])).contains(r#""params":{"i":2,"j":0}"#)
+        );
+    }
+
+    #[test]
+    fn refs_inline_with_the_ref_as_path_or_call_from_the_root() {
+        let schema = json!({"$defs": {"s": {"type": "string"}}, "type": "object", "properties": {"a": {"$ref": "#/$defs/s"}}});
+        assert!(issues(schema, Side::Output, json!({"a": 1}))
+            .contains(r##""schemaPath":"#/$defs/s/type""##));
+        // A chain of pure references resolves to its end, reported under the first hop.
+        let chain = json!({"$defs": {"a": {"type": "integer"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/b"});
+        assert!(
+            issues(chain, Side::Output, json!("a")).contains(r##""schemaPath":"#/$defs/b/type""##)
+        );
+        // A recursive target is its own function: paths start again at #.
+        let recursive = json!({"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}, "v": {"type": "string"}}}}, "$ref": "#/$defs/n"});
+        assert!(
+            issues(recursive, Side::Output, json!({"v": 1, "next": {"v": 2}}))
+                .contains(r##""instancePath":"/next/v","schemaPath":"#/properties/v/type""##)
+        );
+        assert_eq!(
+            issues(json!({"$ref": "#"}), Side::Output, json!(1)),
+            "recursion"
+        );
+    }
+
+    #[test]
+    fn input_side_fills_defaults_before_the_object_keywords() {
+        let schema = json!({"type": "object", "properties": {"a": {"default": 1}, "b": {"type": "object", "properties": {"c": {"default": "x"}}, "default": {}}}, "required": ["a"]});
+        let validator = Validator::compile(&schema, Side::Input).expect("compiles");
+        let mut value = json!({});
+        assert_eq!(validator.validate(&mut value), Ok(()));
+        assert_eq!(value, json!({"a": 1, "b": {"c": "x"}}));
+        let output = Validator::compile(&schema, Side::Output).expect("compiles");
+        assert!(
+            output.validate(&mut json!({})).is_err(),
+            "no defaults on the output side"
+        );
+    }
+
+    #[test]
+    fn refuses_what_ajv_strict_mode_refuses() {
+        assert_eq!(
+            refusal(json!({"type": "string", "example": 1}), Side::Output),
+            "Error: strict mode: unknown keyword: \"example\""
+        );
+        assert_eq!(
+            refusal(json!({"properties": {"a": {}}}), Side::Output),
+            "Error: strict mode: missing type \"object\" for keyword \"properties\" at \"#\" (strictTypes)"
+        );
+        assert_eq!(
+            refusal(json!({"type": "object", "required": ["b"]}), Side::Output),
+            "Error: strict mode: required property \"b\" is not defined at \"#\" (strictRequired)"
+        );
+        assert_eq!(
+            refusal(json!({"type": "no-such-type"}), Side::Output),
+            "Error: schema is invalid: data/type must be equal to one of the allowed values, data/type must be array, data/type must match a schema in anyOf"
+        );
+        assert_eq!(
+            refusal(
+                json!({"anyOf": [{"type": "object", "properties": {"x": {"type": "object", "properties": {"a": {"default": 1}}}}}]}),
+                Side::Input
+            ),
+            "Error: strict mode: default is ignored for: data0.a"
+        );
+        assert_eq!(
+            refusal(json!({"default": 1}), Side::Input),
+            "compiled",
+            "no rules: no root-default check"
+        );
+        assert_eq!(
+            refusal(json!({"type": "number", "default": 1}), Side::Input),
+            "Error: strict mode: default is ignored in the schema root"
+        );
+        assert_eq!(refusal(json!({"default": 1}), Side::Output), "compiled");
+        assert_eq!(
+            refusal(
+                json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}),
+                Side::Output
+            ),
+            "Error: can't resolve reference #/$defs/nope from id #"
+        );
+    }
+}
