@@ -12,10 +12,14 @@ use std::sync::{Arc, LazyLock, Mutex};
 /// Enough for every schema of a large pack, a few edits over (the TypeScript cache's size).
 const MAX_CACHED: usize = 512;
 
-/// Compiled validators by side and schema text, oldest evicted first.
+/// A cache key: the side and the SHA-256 of the schema's JSON text (the text itself would make
+/// the cache as large as every schema it holds).
+type CacheKey = (bool, [u8; 32]);
+
+/// Compiled validators by side and schema digest, oldest evicted first.
 struct Cache {
-    by_key: HashMap<(bool, String), Arc<Validator>>,
-    order: VecDeque<(bool, String)>,
+    by_key: HashMap<CacheKey, Arc<Validator>>,
+    order: VecDeque<CacheKey>,
 }
 
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| {
@@ -40,13 +44,17 @@ fn side_of(side: &str) -> Result<Side, NativeError> {
 }
 
 fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, NativeError> {
-    let key = (side == Side::Input, schema_json);
+    use sha2::{Digest, Sha256};
+    let key: CacheKey = (
+        side == Side::Input,
+        Sha256::digest(schema_json.as_bytes()).into(),
+    );
     if let Ok(cache) = CACHE.lock() {
         if let Some(found) = cache.by_key.get(&key) {
             return Ok(found.clone());
         }
     }
-    let schema: Value = serde_json::from_str(&key.1).map_err(|e| {
+    let schema: Value = serde_json::from_str(&schema_json).map_err(|e| {
         NativeError::new(
             NativeErrorCode::InvalidJsonValue,
             format!("The schema is not JSON: {e}"),
@@ -65,7 +73,7 @@ fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, Nat
                 cache.by_key.remove(&oldest);
             }
         }
-        cache.order.push_back(key.clone());
+        cache.order.push_back(key);
         cache.by_key.insert(key, validator.clone());
     }
     Ok(validator)

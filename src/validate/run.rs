@@ -445,7 +445,23 @@ impl<'p> Run<'p> {
     fn child(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, segment: &str) -> bool {
         let len = inst.len();
         inst.push('/');
-        inst.push_str(&escape_pointer(segment));
+        if segment.contains(['~', '/']) {
+            inst.push_str(&escape_pointer(segment));
+        } else {
+            inst.push_str(segment);
+        }
+        self.enter_child(id, data, inst, len)
+    }
+
+    /// Runs a subschema on array item `index`.
+    fn item(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, index: usize) -> bool {
+        use std::fmt::Write;
+        let len = inst.len();
+        let _ = write!(inst, "/{index}");
+        self.enter_child(id, data, inst, len)
+    }
+
+    fn enter_child(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, len: usize) -> bool {
         // A new value: recursion on it is bounded by the data, not by this counter.
         let depth = std::mem::replace(&mut self.depth, 0);
         let valid = self.node(id, data, inst, None);
@@ -822,7 +838,7 @@ impl<'p> Run<'p> {
                     let (Some(node), Some(item)) = (node, items.get_mut(i)) else {
                         continue;
                     };
-                    self.child(*node, Data::Json(item), inst, &i.to_string());
+                    self.item(*node, Data::Json(item), inst, i);
                 }
             }
             Keyword::Items {
@@ -837,7 +853,7 @@ impl<'p> Run<'p> {
                 match node {
                     Some(node) => {
                         for (i, item) in items.iter_mut().enumerate().skip(*from) {
-                            self.child(*node, Data::Json(item), inst, &i.to_string());
+                            self.item(*node, Data::Json(item), inst, i);
                         }
                     }
                     None if *false_after_prefix && items.len() > *from => {
@@ -871,7 +887,7 @@ impl<'p> Run<'p> {
                     None => count = len,
                     Some(node) => {
                         for (i, item) in items.iter_mut().enumerate() {
-                            if self.child(*node, Data::Json(item), inst, &i.to_string()) {
+                            if self.item(*node, Data::Json(item), inst, i) {
                                 count += 1;
                                 if max.is_none() && count as f64 >= *min {
                                     break;
@@ -972,7 +988,7 @@ impl<'p> Run<'p> {
                     };
                     if let Some(from) = from {
                         for (i, item) in items.iter_mut().enumerate().skip(from) {
-                            self.child(*node, Data::Json(item), inst, &i.to_string());
+                            self.item(*node, Data::Json(item), inst, i);
                         }
                     }
                 }
