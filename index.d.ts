@@ -21,5 +21,5 @@ export {
   CheckInvocationSpec,
   Result,
 } from './lib/handler-runner.js';
-export { PACK_SERVICE_DRAIN_MS } from './lib/pack-service.js';
+export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, PackServiceConfig } from './lib/pack-service.js';
 export { NativeError, NativeErrorCode } from './lib/errors.js';

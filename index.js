@@ -4,5 +4,5 @@ export * from './lib/pack-env.js';
 export * from './lib/kindgi-index.js';
 export { compileSchema } from './lib/validate.js';
 export { runHandler, runCheck } from './lib/handler-runner.js';
-export { PACK_SERVICE_DRAIN_MS } from './lib/pack-service.js';
+export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './lib/pack-service.js';
 export { NATIVE_ERROR_CODES } from './lib/errors.js';

@@ -72,3 +72,14 @@ ran.then((outcome) => {
   }
 });
 void runCheck({ check: { id: 'c', modulePath: '/c.mjs' }, config: {}, trace: {} });
+
+import { readPackServiceConfig, type PackServiceConfig } from '../index.js';
+import { readPackServiceConfig as fromMain } from '../lib/pack-service-main.js';
+const config = readPackServiceConfig(['--index', 'index.json'], { KINDGI_PACK_SERVICE_TOKEN: 't' });
+if (config.kind === 'ok') {
+  const settings: PackServiceConfig = config.value;
+  void settings.port;
+} else {
+  void config.problems.length;
+}
+void fromMain;

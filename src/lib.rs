@@ -10,6 +10,7 @@ pub mod env;
 pub mod ids;
 pub mod json;
 pub mod protocol;
+pub mod service;
 pub mod validate;
 
 // The `#[napi]` items are only reached through Node, never from the test harness.

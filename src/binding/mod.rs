@@ -8,4 +8,5 @@ mod env;
 mod errors;
 mod ids;
 mod protocol;
+mod service;
 mod validate;

@@ -1,0 +1,121 @@
+// readPackServiceConfig: the pack service process's settings (ts-reference.md 4.1; checklist
+// items PS 36-41, 45, 46, 55), through the root, ./pack-service and ./pack-service-main.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readPackServiceConfig, PACK_SERVICE_DRAIN_MS } from '../index.js';
+import * as packService from '@kindgi/handler-runtime-native/pack-service';
+import * as packServiceMain from '@kindgi/handler-runtime-native/pack-service-main';
+
+const TOKEN = { KINDGI_PACK_SERVICE_TOKEN: 'secret' };
+const PRINTABLE = 'KINDGI_PACK_SERVICE_TOKEN may hold only printable ASCII without spaces (it travels in an HTTP header). Use a random value such as `openssl rand -hex 32`.';
+
+test('the subpaths export the same reader and drain budget', () => {
+  assert.equal(packService.readPackServiceConfig, readPackServiceConfig);
+  assert.equal(packServiceMain.readPackServiceConfig, readPackServiceConfig);
+  assert.equal(packServiceMain.PACK_SERVICE_DRAIN_MS, 8000);
+  assert.equal(PACK_SERVICE_DRAIN_MS, 8000);
+});
+
+test('PS 36: no token is the only problem of an empty configuration', () => {
+  assert.deepEqual(readPackServiceConfig([], {}), { kind: 'err', problems: ['KINDGI_PACK_SERVICE_TOKEN is required'] });
+});
+
+test('PS 37: --index sets the index and, by default, the module root; PORT=0', () => {
+  const read = readPackServiceConfig(['--index', '/pack/dist/index.json'], { ...TOKEN, PORT: '0' });
+  assert.deepEqual(read, {
+    kind: 'ok',
+    value: { indexPath: path.resolve('/pack/dist/index.json'), moduleRoot: path.resolve('/pack/dist'), token: 'secret', port: 0, envCheck: 'strict', envFilter: 'on' },
+  });
+  assert.deepEqual(Object.keys(read.value), ['indexPath', 'moduleRoot', 'token', 'port', 'envCheck', 'envFilter']);
+});
+
+test('PS 38: PORT=x with MAX_CONCURRENCY=0 gives exactly two problems', () => {
+  const read = readPackServiceConfig([], { ...TOKEN, PORT: 'x', KINDGI_PACK_SERVICE_MAX_CONCURRENCY: '0' });
+  assert.deepEqual(read, {
+    kind: 'err',
+    problems: ['PORT must be a port number, got "x"', 'KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer'],
+  });
+});
+
+test('PS 39-41: the token is trimmed; blank is required; a space is refused', () => {
+  assert.equal(readPackServiceConfig([], { KINDGI_PACK_SERVICE_TOKEN: 'tok\n' }).value.token, 'tok');
+  assert.equal(readPackServiceConfig([], { KINDGI_PACK_SERVICE_TOKEN: '\ufefftok\u2028' }).value.token, 'tok');
+  assert.deepEqual(readPackServiceConfig([], { KINDGI_PACK_SERVICE_TOKEN: ' \n' }).problems, ['KINDGI_PACK_SERVICE_TOKEN is required']);
+  assert.deepEqual(readPackServiceConfig([], { KINDGI_PACK_SERVICE_TOKEN: 'two words' }).problems, [PRINTABLE]);
+  assert.deepEqual(readPackServiceConfig([], { KINDGI_PACK_SERVICE_TOKEN: 'tök' }).problems, [PRINTABLE]);
+});
+
+test('PS 45-46: --bundle-map and --host, given, absent and empty', () => {
+  const given = readPackServiceConfig(['--bundle-map', 'dist/bundle-map.json', '--host', '127.0.0.1'], TOKEN).value;
+  assert.equal(given.bundleMapPath, path.resolve('dist/bundle-map.json'));
+  assert.equal(given.host, '127.0.0.1');
+  assert.deepEqual(Object.keys(given), ['indexPath', 'moduleRoot', 'bundleMapPath', 'token', 'port', 'host', 'envCheck', 'envFilter']);
+  const absent = readPackServiceConfig([], TOKEN).value;
+  assert.equal('bundleMapPath' in absent, false);
+  assert.equal('host' in absent, false);
+  assert.deepEqual(readPackServiceConfig(['--bundle-map', ''], TOKEN).problems, ['--bundle-map needs a path']);
+  assert.deepEqual(readPackServiceConfig(['--host', ''], TOKEN).problems, ['--host needs an address']);
+});
+
+test('arguments: the first occurrence wins, a flag last has no value, and a flag can be a value', () => {
+  const read = readPackServiceConfig(['--index', '/a/i.json', '--index', '/b/i.json', '--host'], TOKEN).value;
+  assert.equal(read.indexPath, path.resolve('/a/i.json'));
+  assert.equal('host' in read, false);
+  assert.equal(readPackServiceConfig(['--host', '--index'], TOKEN).value.host, '--index');
+  assert.equal(readPackServiceConfig([], { ...TOKEN, KINDGI_PACK_INDEX: '/k/index.json' }).value.moduleRoot, path.resolve('/k'));
+  assert.equal(readPackServiceConfig([], TOKEN).value.indexPath, path.resolve('/app/index.json'));
+  assert.equal(readPackServiceConfig(['--index', ''], TOKEN).value.indexPath, process.cwd());
+  assert.equal(readPackServiceConfig(['--module-root', 'mods'], TOKEN).value.moduleRoot, path.resolve('mods'));
+});
+
+test('PORT follows Number(): empty, padded, hex, exponent; out of range refused', () => {
+  const port = (PORT) => readPackServiceConfig([], { ...TOKEN, PORT });
+  assert.equal(port('').value.port, 0);
+  assert.equal(port(' 80 ').value.port, 80);
+  assert.equal(port('0x50').value.port, 80);
+  assert.equal(port('8e3').value.port, 8000);
+  assert.equal(readPackServiceConfig([], TOKEN).value.port, 8080);
+  for (const bad of ['65536', '-1', '80.5', 'Infinity', '1e']) {
+    assert.deepEqual(port(bad).problems, [`PORT must be a port number, got ${JSON.stringify(bad)}`], bad);
+  }
+});
+
+test('KINDGI_PACK_SERVICE_MAX_CONCURRENCY: a positive integer, or unset', () => {
+  const read = (v) => readPackServiceConfig([], { ...TOKEN, KINDGI_PACK_SERVICE_MAX_CONCURRENCY: v });
+  assert.equal(read('4').value.maxConcurrency, 4);
+  assert.equal('maxConcurrency' in readPackServiceConfig([], TOKEN).value, false);
+  for (const bad of ['', '0', '1.5', 'many']) {
+    assert.deepEqual(read(bad).problems, ['KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer'], bad);
+  }
+});
+
+test('PS 55 and the env filter: strict/warn, on/off, with the exact refusals', () => {
+  const read = (env) => readPackServiceConfig([], { ...TOKEN, ...env });
+  assert.equal(read({}).value.envCheck, 'strict');
+  assert.equal(read({ KINDGI_PACK_ENV_CHECK: '' }).value.envCheck, 'strict');
+  assert.equal(read({ KINDGI_PACK_ENV_CHECK: 'warn' }).value.envCheck, 'warn');
+  assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: 'loose' }).problems, ['KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not "loose"']);
+  assert.equal(read({ KINDGI_PACK_ENV_FILTER: 'off' }).value.envFilter, 'off');
+  assert.deepEqual(read({ KINDGI_PACK_ENV_FILTER: 'no' }).problems, ['KINDGI_PACK_ENV_FILTER must be `on` or `off`, not "no"']);
+});
+
+test('every problem is listed, in order', () => {
+  const read = readPackServiceConfig(['--bundle-map', '', '--host', ''], {
+    PORT: 'x', KINDGI_PACK_SERVICE_MAX_CONCURRENCY: '0', KINDGI_PACK_ENV_CHECK: 'loose', KINDGI_PACK_ENV_FILTER: 'no',
+  });
+  assert.deepEqual(read.problems, [
+    '--bundle-map needs a path',
+    '--host needs an address',
+    'KINDGI_PACK_SERVICE_TOKEN is required',
+    'PORT must be a port number, got "x"',
+    'KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer',
+    'KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not "loose"',
+    'KINDGI_PACK_ENV_FILTER must be `on` or `off`, not "no"',
+  ]);
+});
+
+test('bad arguments throw invalid-argument', () => {
+  assert.throws(() => readPackServiceConfig('--index', {}), { code: 'invalid-argument' });
+  assert.throws(() => readPackServiceConfig([], null), { code: 'invalid-argument' });
+});

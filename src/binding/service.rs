@@ -1,0 +1,67 @@
+//! The pack service's process configuration.
+
+use crate::service::config::{arg, read_settings, RawConfig};
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct ServiceSettingsJs {
+    /// The problems, when the configuration is refused.
+    pub problems: Option<Vec<String>>,
+    /// The raw `--index` and `--module-root` values (the JS layer resolves paths with Node's rules).
+    pub index_arg: Option<String>,
+    pub module_root_arg: Option<String>,
+    pub bundle_map: Option<String>,
+    pub host: Option<String>,
+    pub token: Option<String>,
+    pub port: Option<u32>,
+    pub max_concurrency: Option<u32>,
+    pub env_check: Option<String>,
+    pub env_filter: Option<String>,
+}
+
+#[napi(object)]
+pub struct ServiceEnvJs {
+    pub token: Option<String>,
+    pub port: Option<String>,
+    pub max_concurrency: Option<String>,
+    pub env_check: Option<String>,
+    pub env_filter: Option<String>,
+}
+
+#[napi(js_name = "readPackServiceSettings")]
+pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> ServiceSettingsJs {
+    let raw = RawConfig {
+        bundle_map: arg(&argv, "--bundle-map").map(str::to_owned),
+        host: arg(&argv, "--host").map(str::to_owned),
+        token: env.token,
+        port: env.port,
+        max_concurrency: env.max_concurrency,
+        env_check: env.env_check,
+        env_filter: env.env_filter,
+    };
+    let mut out = ServiceSettingsJs {
+        problems: None,
+        index_arg: arg(&argv, "--index").map(str::to_owned),
+        module_root_arg: arg(&argv, "--module-root").map(str::to_owned),
+        bundle_map: None,
+        host: None,
+        token: None,
+        port: None,
+        max_concurrency: None,
+        env_check: None,
+        env_filter: None,
+    };
+    match read_settings(&raw) {
+        Ok(settings) => {
+            out.bundle_map = settings.bundle_map;
+            out.host = settings.host;
+            out.token = Some(settings.token);
+            out.port = Some(u32::from(settings.port));
+            out.max_concurrency = settings.max_concurrency;
+            out.env_check = Some(settings.env_check.as_str().to_owned());
+            out.env_filter = Some(settings.env_filter.as_str().to_owned());
+        }
+        Err(problems) => out.problems = Some(problems),
+    }
+    out
+}

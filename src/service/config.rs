@@ -1,0 +1,278 @@
+//! `readPackServiceConfig`: the pack service process's settings from its arguments and
+//! environment, with the TypeScript package's rules, problem texts and problem order.
+//!
+//! Paths are resolved by the JS layer (Node's `path.resolve` / `path.dirname`, whose platform
+//! rules are Node's own); everything else is decided here.
+
+use crate::env::{parse_pack_env_check, parse_pack_env_filter, PackEnvCheck, PackEnvFilter};
+use crate::json::to_js_json;
+use serde_json::Value;
+
+pub const PACK_SERVICE_TOKEN_VAR: &str = "KINDGI_PACK_SERVICE_TOKEN";
+
+/// The raw inputs: argument values (`None` when the flag is absent or last) and variables.
+#[derive(Debug, Clone, Default)]
+pub struct RawConfig {
+    pub bundle_map: Option<String>,
+    pub host: Option<String>,
+    pub token: Option<String>,
+    pub port: Option<String>,
+    pub max_concurrency: Option<String>,
+    pub env_check: Option<String>,
+    pub env_filter: Option<String>,
+}
+
+/// The settings that are not paths.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceSettings {
+    /// `--bundle-map`, when given and not empty.
+    pub bundle_map: Option<String>,
+    pub host: Option<String>,
+    pub token: String,
+    pub port: u16,
+    pub max_concurrency: Option<u32>,
+    pub env_check: PackEnvCheck,
+    pub env_filter: PackEnvFilter,
+}
+
+/// `argv.indexOf(name)` and the element after it: the first occurrence wins, and a flag given
+/// last has no value.
+pub fn arg<'a>(argv: &'a [String], name: &str) -> Option<&'a str> {
+    let at = argv.iter().position(|a| a == name)?;
+    argv.get(at + 1).map(String::as_str)
+}
+
+/// JavaScript's white space and line terminators (what `String.prototype.trim` removes).
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// JavaScript's `Number(string)`.
+pub fn js_number(raw: &str) -> f64 {
+    let text = raw.trim_matches(is_js_whitespace);
+    if text.is_empty() {
+        return 0.0;
+    }
+    let radix = |digits: &str, base: u32| -> f64 {
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(base)) {
+            return f64::NAN;
+        }
+        digits.chars().fold(0.0, |n, c| {
+            n * f64::from(base) + f64::from(c.to_digit(base).unwrap_or(0))
+        })
+    };
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        return radix(hex, 16);
+    }
+    if let Some(oct) = text.strip_prefix("0o").or_else(|| text.strip_prefix("0O")) {
+        return radix(oct, 8);
+    }
+    if let Some(bin) = text.strip_prefix("0b").or_else(|| text.strip_prefix("0B")) {
+        return radix(bin, 2);
+    }
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if unsigned == "Infinity" {
+        return if text.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    // StrDecimalLiteral: digits with an optional fraction (at least one digit), then an exponent.
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (&unsigned[..at], Some(&unsigned[at + 1..])),
+        None => (unsigned, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits_ok = (!int.is_empty() || !frac.is_empty())
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
+    });
+    if !digits_ok || !exponent_ok {
+        return f64::NAN;
+    }
+    text.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+fn is_integer(x: f64) -> bool {
+    x.is_finite() && x.fract() == 0.0
+}
+
+/// `parsePackServiceToken`: trimmed; `Ok(None)` when empty or unset; printable ASCII only.
+pub fn parse_pack_service_token(raw: Option<&str>) -> Result<Option<String>, String> {
+    let Some(raw) = raw else { return Ok(None) };
+    let token = raw.trim_matches(is_js_whitespace);
+    if token.is_empty() {
+        return Ok(None);
+    }
+    if !token.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        return Err(format!(
+            "{PACK_SERVICE_TOKEN_VAR} may hold only printable ASCII without spaces (it travels in an HTTP header). Use a random value such as `openssl rand -hex 32`."
+        ));
+    }
+    Ok(Some(token.to_owned()))
+}
+
+/// Reads the settings; every problem, in the TypeScript order, when any is wrong.
+pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
+    let mut problems = Vec::new();
+    if raw.bundle_map.as_deref() == Some("") {
+        problems.push("--bundle-map needs a path".to_owned());
+    }
+    if raw.host.as_deref() == Some("") {
+        problems.push("--host needs an address".to_owned());
+    }
+    let token = match parse_pack_service_token(raw.token.as_deref()) {
+        Ok(Some(token)) => Some(token),
+        Ok(None) => {
+            problems.push(format!("{PACK_SERVICE_TOKEN_VAR} is required"));
+            None
+        }
+        Err(message) => {
+            problems.push(message);
+            None
+        }
+    };
+    let port = js_number(raw.port.as_deref().unwrap_or("8080"));
+    if !is_integer(port) || !(0.0..=65535.0).contains(&port) {
+        let shown = raw.port.as_ref().map_or_else(
+            || "undefined".to_owned(),
+            |p| to_js_json(&Value::String(p.clone())),
+        );
+        problems.push(format!("PORT must be a port number, got {shown}"));
+    }
+    let max_concurrency = raw.max_concurrency.as_deref().map(js_number);
+    if max_concurrency.is_some_and(|n| !is_integer(n) || n < 1.0) {
+        problems.push("KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer".to_owned());
+    }
+    let env_check = parse_pack_env_check(raw.env_check.as_deref())
+        .map_err(|m| problems.push(m))
+        .ok();
+    let env_filter = parse_pack_env_filter(raw.env_filter.as_deref())
+        .map_err(|m| problems.push(m))
+        .ok();
+    match (token, env_check, env_filter) {
+        (Some(token), Some(env_check), Some(env_filter)) if problems.is_empty() => {
+            Ok(ServiceSettings {
+                bundle_map: raw.bundle_map.clone().filter(|b| !b.is_empty()),
+                host: raw.host.clone().filter(|h| !h.is_empty()),
+                token,
+                port: port.abs() as u16,
+                // Concurrency beyond u32 is as good as unlimited.
+                max_concurrency: max_concurrency.map(|n| n.min(f64::from(u32::MAX)) as u32),
+                env_check,
+                env_filter,
+            })
+        }
+        _ => Err(problems),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(token: Option<&str>) -> RawConfig {
+        RawConfig {
+            token: token.map(str::to_owned),
+            ..RawConfig::default()
+        }
+    }
+
+    #[test]
+    fn number_follows_javascript() {
+        for (text, want) in [
+            ("", 0.0),
+            (" 80 ", 80.0),
+            ("0x50", 80.0),
+            ("1e3", 1000.0),
+            ("80.0", 80.0),
+            ("\u{feff}7\n", 7.0),
+            ("-0", 0.0),
+            (".5", 0.5),
+            ("5.", 5.0),
+            ("+5", 5.0),
+        ] {
+            assert_eq!(js_number(text), want, "{text:?}");
+        }
+        for text in [
+            "x", "0x", "1e", "inf", "NaN", "infinity", "1 2", "0x-1", "+0x1", "--1",
+        ] {
+            assert!(js_number(text).is_nan(), "{text:?}");
+        }
+        assert_eq!(js_number("-Infinity"), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn arguments_take_the_first_occurrence_and_need_a_value() {
+        let argv: Vec<String> = ["--index", "a", "--index", "b", "--host"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(arg(&argv, "--index"), Some("a"));
+        assert_eq!(arg(&argv, "--host"), None);
+        assert_eq!(arg(&argv, "--bundle-map"), None);
+    }
+
+    #[test]
+    fn problems_in_order_with_typescript_texts() {
+        assert_eq!(
+            read_settings(&raw(None)),
+            Err(vec!["KINDGI_PACK_SERVICE_TOKEN is required".to_owned()])
+        );
+        assert_eq!(
+            read_settings(&raw(Some(" \n"))),
+            Err(vec!["KINDGI_PACK_SERVICE_TOKEN is required".to_owned()])
+        );
+        let spaced = read_settings(&raw(Some("two words"))).unwrap_err();
+        assert_eq!(spaced, vec!["KINDGI_PACK_SERVICE_TOKEN may hold only printable ASCII without spaces (it travels in an HTTP header). Use a random value such as `openssl rand -hex 32`.".to_owned()]);
+        let all = RawConfig {
+            bundle_map: Some(String::new()),
+            host: Some(String::new()),
+            token: None,
+            port: Some("x".into()),
+            max_concurrency: Some("0".into()),
+            env_check: Some("loose".into()),
+            env_filter: Some("no".into()),
+        };
+        assert_eq!(
+            read_settings(&all).unwrap_err(),
+            vec![
+                "--bundle-map needs a path",
+                "--host needs an address",
+                "KINDGI_PACK_SERVICE_TOKEN is required",
+                "PORT must be a port number, got \"x\"",
+                "KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer",
+                "KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not \"loose\"",
+                "KINDGI_PACK_ENV_FILTER must be `on` or `off`, not \"no\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_good_settings() {
+        let mut good = raw(Some("secret-token\n"));
+        good.port = Some("0".into());
+        good.max_concurrency = Some("4".into());
+        let settings = read_settings(&good).unwrap();
+        assert_eq!(settings.token, "secret-token");
+        assert_eq!(settings.port, 0);
+        assert_eq!(settings.max_concurrency, Some(4));
+        assert_eq!(settings.env_check, PackEnvCheck::Strict);
+        assert_eq!(settings.env_filter, PackEnvFilter::On);
+        assert_eq!(read_settings(&raw(Some("t"))).unwrap().port, 8080);
+    }
+}

@@ -1,0 +1,3 @@
+//! The pack service. So far: the process configuration (`readPackServiceConfig`).
+
+pub mod config;
