@@ -1,3 +1,10 @@
-//! The pack service. So far: the process configuration (`readPackServiceConfig`).
+//! The pack service: its process configuration, what it serves from the index, and the
+//! transport-level decisions it makes before any pack code runs.
 
+pub mod admission;
+pub mod call;
+pub mod catalog;
 pub mod config;
+pub mod core;
+pub mod http;
+pub mod server;

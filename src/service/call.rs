@@ -1,0 +1,157 @@
+//! One call to pack code, as the service hands it to a [`Runner`]: what to run, the parsed
+//! request, and the call's abort (its deadline passed, or its caller went away).
+
+use crate::protocol::PackErrorMessage;
+use crate::service::catalog::{Check, Tool};
+use serde_json::Value;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use tokio::sync::Notify;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbortReason {
+    DeadlineExceeded,
+    Cancelled,
+}
+
+impl AbortReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AbortReason::DeadlineExceeded => "deadline-exceeded",
+            AbortReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The abort of one call: set once, observable by polling or by waiting.
+#[derive(Debug, Clone, Default)]
+pub struct CallAbort {
+    inner: Arc<AbortState>,
+}
+
+#[derive(Debug, Default)]
+struct AbortState {
+    reason: OnceLock<AbortReason>,
+    fired: Notify,
+}
+
+impl CallAbort {
+    pub fn new() -> CallAbort {
+        CallAbort::default()
+    }
+
+    /// Aborts the call; the first reason sticks.
+    pub fn abort(&self, reason: AbortReason) {
+        if self.inner.reason.set(reason).is_ok() {
+            self.inner.fired.notify_waiters();
+        }
+    }
+
+    pub fn reason(&self) -> Option<AbortReason> {
+        self.inner.reason.get().copied()
+    }
+
+    /// Resolves once the call is aborted.
+    pub async fn aborted(&self) -> AbortReason {
+        loop {
+            let fired = self.inner.fired.notified();
+            tokio::pin!(fired);
+            fired.as_mut().enable();
+            if let Some(reason) = self.reason() {
+                return reason;
+            }
+            fired.await;
+        }
+    }
+}
+
+/// What a call runs.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Tool(Arc<Tool>),
+    Check(Arc<Check>),
+}
+
+impl Target {
+    /// `tool` or `check`: the word records and events use.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Target::Tool(_) => "tool",
+            Target::Check(_) => "check",
+        }
+    }
+}
+
+/// One admitted, parsed call.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub target: Target,
+    /// The request message as parsed (`input`, `ctx`, `config`, `trace` are read from it).
+    pub message: Value,
+    /// The id the caller asked for (a check's requested id, a tool's id).
+    pub id: String,
+}
+
+/// What running pack code gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The whole response message as compact JSON (`result` or `check-result`).
+    Message(String),
+    Error(PackErrorMessage),
+}
+
+impl Answer {
+    /// `ok` or the error code: the call's outcome in events and records.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Answer::Message(_) => "ok",
+            Answer::Error(error) => error.code.as_str(),
+        }
+    }
+
+    pub fn into_json(self) -> String {
+        match self {
+            Answer::Message(text) => text,
+            Answer::Error(error) => error.to_json(),
+        }
+    }
+}
+
+/// A runner's report once pack code settled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settled {
+    pub answer: Answer,
+    /// The handler ended because of its abort (it rejected with the abort's reason or an
+    /// `AbortError`): it did not ignore the abort, so its call is not "finished late".
+    pub honoured_abort: bool,
+}
+
+pub type RunFuture = Pin<Box<dyn Future<Output = Settled> + Send + 'static>>;
+
+/// Runs pack code: the JS binding's threadsafe-function dispatcher, or a Rust fake in tests.
+pub trait Runner: Send + Sync + 'static {
+    fn run(&self, call: Call, abort: CallAbort) -> RunFuture;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn abort_is_set_once_and_wakes_waiters() {
+        let abort = CallAbort::new();
+        let waiter = tokio::spawn({
+            let abort = abort.clone();
+            async move { abort.aborted().await }
+        });
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        abort.abort(AbortReason::Cancelled);
+        abort.abort(AbortReason::DeadlineExceeded);
+        assert_eq!(waiter.await.ok(), Some(AbortReason::Cancelled));
+        assert_eq!(abort.reason(), Some(AbortReason::Cancelled));
+        // Waiting after the fact resolves at once.
+        assert_eq!(abort.aborted().await, AbortReason::Cancelled);
+    }
+}

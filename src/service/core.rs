@@ -1,0 +1,404 @@
+//! The pack service's request handling, independent of the transport: the hyper server and the
+//! node:http glue both describe a request as a [`RequestHead`], ask [`PackService::begin`]
+//! what to do with it, and hand an admitted body to [`PackService::invoke`].
+
+use crate::env::PackEnvCheck;
+use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
+use crate::service::admission::{Admission, InFlight};
+use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target};
+use crate::service::catalog::Catalog;
+use crate::service::http::{
+    is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
+};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+pub const DEFAULT_MAX_CONCURRENCY: usize = 32;
+pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// A request as the service reads it: header values as Node shows them (see
+/// [`crate::service::http::joined_header`]).
+#[derive(Debug, Clone, Default)]
+pub struct RequestHead {
+    pub method: String,
+    /// The raw request target (path and query).
+    pub target: String,
+    pub token: Option<String>,
+    pub tenant: Option<String>,
+    pub content_type: Option<String>,
+    /// `content-length`, when the request declares one.
+    pub content_length: Option<u64>,
+    pub timeout_ms: Option<String>,
+    pub traceparent: Option<String>,
+}
+
+/// What happens to a request before its body is read.
+#[derive(Debug)]
+pub enum Begin {
+    /// Answer now (probes, info, refusals).
+    Reply(Reply),
+    /// An admitted call: read the body, then [`PackService::invoke`].
+    Invoke(Admitted),
+}
+
+/// An admitted call: counted in flight until dropped.
+#[derive(Debug)]
+pub struct Admitted {
+    _in_flight: InFlight,
+    started: Instant,
+}
+
+impl Admitted {
+    pub fn elapsed_ms(&self) -> u128 {
+        self.started.elapsed().as_millis()
+    }
+}
+
+/// What a finished invoke answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A protocol message: 200, with the duration and artifact headers.
+    Message(String),
+    /// A transport-level answer (421 for a context naming another tenant).
+    Reply(Reply),
+}
+
+/// What the service tells its observers (the JS `logger` and the records).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceEvent {
+    Call {
+        target: &'static str,
+        id: String,
+        duration_ms: u128,
+        outcome: &'static str,
+    },
+    /// A handler ignored its abort and settled after its call had been answered.
+    FinishedLate {
+        target: &'static str,
+        id: String,
+        after_ms: u128,
+    },
+}
+
+pub type EventSink = Arc<dyn Fn(ServiceEvent) + Send + Sync>;
+
+pub struct ServiceOptions {
+    pub catalog: Catalog,
+    pub token: String,
+    /// `KINDGI_PACK_TENANT_ID`: the one tenant this service serves.
+    pub tenant: Option<String>,
+    pub max_concurrency: usize,
+    pub max_body_bytes: usize,
+    pub default_timeout_ms: u64,
+    pub env_check: PackEnvCheck,
+    /// The index's required env names this process lacks, computed once at creation.
+    pub missing_env: Vec<String>,
+    /// `sha256:<hex>` of the index file, for `/v1/info`.
+    pub index_hash: Option<String>,
+}
+
+pub struct PackService {
+    catalog: Catalog,
+    token: Vec<u8>,
+    tenant: Option<String>,
+    max_body_bytes: usize,
+    default_timeout_ms: u64,
+    env_check: PackEnvCheck,
+    missing_env: Vec<String>,
+    info: String,
+    admission: Arc<Admission>,
+    runner: Arc<dyn Runner>,
+    events: EventSink,
+}
+
+/// A call waiting for its pack code. Dropped before an answer was taken (the transport dropped
+/// the invoke because its caller went away), it cancels the call and reports it.
+struct Waiting {
+    abort: CallAbort,
+    answered: bool,
+    word: &'static str,
+    id: String,
+    started: Instant,
+    events: EventSink,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        self.abort.abort(AbortReason::Cancelled);
+        (self.events)(ServiceEvent::Call {
+            target: self.word,
+            id: self.id.clone(),
+            duration_ms: self.started.elapsed().as_millis(),
+            outcome: AbortReason::Cancelled.as_str(),
+        });
+    }
+}
+
+impl PackService {
+    pub fn new(options: ServiceOptions, runner: Arc<dyn Runner>, events: EventSink) -> Self {
+        let info = options
+            .catalog
+            .info_json(options.index_hash.as_deref(), &options.missing_env);
+        PackService {
+            admission: Admission::new(options.max_concurrency),
+            catalog: options.catalog,
+            token: options.token.into_bytes(),
+            tenant: options.tenant,
+            max_body_bytes: options.max_body_bytes,
+            default_timeout_ms: options.default_timeout_ms,
+            env_check: options.env_check,
+            missing_env: options.missing_env,
+            info,
+            runner,
+            events,
+        }
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    pub fn admission(&self) -> &Arc<Admission> {
+        &self.admission
+    }
+
+    pub fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    /// Why the service takes no calls now, if it does not.
+    pub fn not_ready(&self) -> Option<NotReady<'_>> {
+        if self.admission.is_draining() {
+            Some(NotReady::Draining)
+        } else if self.env_check == PackEnvCheck::Strict && !self.missing_env.is_empty() {
+            Some(NotReady::MissingEnv(&self.missing_env))
+        } else if !self.admission.is_warm() {
+            Some(NotReady::NotWarm)
+        } else {
+            None
+        }
+    }
+
+    /// Routes a request and decides everything that comes before its body.
+    pub fn begin(&self, head: &RequestHead) -> Begin {
+        let route = match refuse_request(
+            &head.method,
+            &head.target,
+            head.token.as_deref(),
+            &self.token,
+            head.tenant.as_deref(),
+            self.tenant.as_deref(),
+        ) {
+            Ok(route) => route,
+            Err(reply) => return Begin::Reply(reply),
+        };
+        match route {
+            Route::Healthz => Begin::Reply(Reply::healthy()),
+            Route::Readyz => {
+                Begin::Reply(self.not_ready().map_or_else(Reply::ready, |r| r.reply()))
+            }
+            Route::Info => Begin::Reply(Reply {
+                status: 200,
+                body: self.info.clone(),
+                retry_after: false,
+            }),
+            Route::Invoke => self.admit(head),
+        }
+    }
+
+    fn admit(&self, head: &RequestHead) -> Begin {
+        if let Some(reason) = self.not_ready() {
+            return Begin::Reply(reason.reply());
+        }
+        let Some(in_flight) = self.admission.admit() else {
+            return Begin::Reply(Reply::overloaded());
+        };
+        if !is_json_content_type(head.content_type.as_deref()) {
+            return Begin::Reply(Reply::not_json());
+        }
+        if head
+            .content_length
+            .is_some_and(|n| n > self.max_body_bytes as u64)
+        {
+            return Begin::Reply(Reply::too_large());
+        }
+        Begin::Invoke(Admitted {
+            _in_flight: in_flight,
+            started: Instant::now(),
+        })
+    }
+
+    /// Runs one admitted call from its body (already decoded to text). Dropping the returned
+    /// future before it resolves cancels the call: the handler's abort fires with `cancelled`.
+    pub async fn invoke(&self, head: &RequestHead, body: &str) -> Outcome {
+        let Ok(json) = serde_json::from_str::<Value>(body) else {
+            return Outcome::Message(
+                PackErrorMessage::new(
+                    PackErrorCode::MalformedMessage,
+                    "Request body is not valid JSON",
+                )
+                .to_json(),
+            );
+        };
+        let kind = match parse_pack_request(&json) {
+            Ok(Ok(kind)) => kind,
+            Ok(Err(error)) => return Outcome::Message(error.to_json()),
+            Err(never) => match never {},
+        };
+        if kind == RequestKind::Tool && !self.context_tenant_allowed(&json) {
+            return Outcome::Reply(Reply::tenant_mismatch());
+        }
+        let started = Instant::now();
+        let (word, id, found) = match kind {
+            RequestKind::Tool => {
+                let id = text_at(&json, "tool", "id");
+                let version = json
+                    .get("tool")
+                    .and_then(|t| t.get("version"))
+                    .and_then(Value::as_str);
+                let found = self
+                    .catalog
+                    .find_tool(&id, version)
+                    .map(|tool| Target::Tool(Arc::clone(tool)));
+                ("tool", id, found)
+            }
+            RequestKind::Check => {
+                let id = text_at(&json, "check", "id");
+                let found = self
+                    .catalog
+                    .find_check(&id)
+                    .map(|check| Target::Check(Arc::clone(check)));
+                ("check", id, found)
+            }
+        };
+        let answer = match found {
+            Err(refused) => Answer::Error(*refused),
+            Ok(target) => {
+                let timeout_ms =
+                    parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms);
+                self.run(
+                    Call {
+                        target,
+                        message: json,
+                        id: id.clone(),
+                    },
+                    Duration::from_millis(timeout_ms),
+                    started,
+                )
+                .await
+            }
+        };
+        let outcome = answer.outcome();
+        (self.events)(ServiceEvent::Call {
+            target: word,
+            id,
+            duration_ms: started.elapsed().as_millis(),
+            outcome,
+        });
+        Outcome::Message(answer.into_json())
+    }
+
+    /// A tool call's `ctx.tenantId` must name the pinned tenant, when there is one.
+    fn context_tenant_allowed(&self, json: &Value) -> bool {
+        match &self.tenant {
+            None => true,
+            Some(tenant) => {
+                json.get("ctx")
+                    .and_then(|c| c.get("tenantId"))
+                    .and_then(Value::as_str)
+                    == Some(tenant.as_str())
+            }
+        }
+    }
+
+    /// Runs pack code against the call's deadline and its caller's patience. The handler is
+    /// never killed: after an abort it runs on, and is reported if it settles without having
+    /// honoured the abort.
+    async fn run(&self, call: Call, timeout: Duration, started: Instant) -> Answer {
+        let abort = CallAbort::new();
+        let word = call.target.word();
+        let mut waiting = Waiting {
+            abort: abort.clone(),
+            answered: false,
+            word,
+            id: call.id.clone(),
+            started,
+            events: Arc::clone(&self.events),
+        };
+        let work = self.runner.run(call, abort.clone());
+        let (settle, settled) = oneshot::channel();
+        let (events, id) = (Arc::clone(&self.events), waiting.id.clone());
+        tokio::spawn(async move {
+            let settled = work.await;
+            if abort.reason().is_some() && !settled.honoured_abort {
+                events(ServiceEvent::FinishedLate {
+                    target: word,
+                    id,
+                    after_ms: started.elapsed().as_millis(),
+                });
+            }
+            // Nobody waits any more when the call was answered by its abort.
+            let _ = settle.send(settled);
+        });
+        let answer = tokio::select! {
+            settled = settled => match settled {
+                Ok(settled) => settled.answer,
+                // The runner's task panicked.
+                Err(_) => Answer::Error(runner_failed(word, &waiting.id)),
+            },
+            () = tokio::time::sleep(timeout) => {
+                waiting.abort.abort(AbortReason::DeadlineExceeded);
+                Answer::Error(deadline_passed(word, &waiting.id))
+            }
+        };
+        waiting.answered = true;
+        answer
+    }
+}
+
+/// The answer of a call whose deadline passed first.
+fn deadline_passed(word: &str, id: &str) -> PackErrorMessage {
+    with_id(
+        PackErrorMessage::new(
+            PackErrorCode::DeadlineExceeded,
+            format!("{id} passed its deadline"),
+        ),
+        word,
+        id,
+    )
+}
+
+/// A runner task that panicked: the handler's outcome is unknown, reported as a throw.
+fn runner_failed(word: &str, id: &str) -> PackErrorMessage {
+    with_id(
+        PackErrorMessage::new(
+            PackErrorCode::HandlerThrow,
+            format!("The {word} {id} stopped without an answer"),
+        ),
+        word,
+        id,
+    )
+}
+
+fn with_id(mut error: PackErrorMessage, word: &str, id: &str) -> PackErrorMessage {
+    if word == "tool" {
+        error.tool_id = Some(id.to_owned());
+    } else {
+        error.check_id = Some(id.to_owned());
+    }
+    error
+}
+
+fn text_at(json: &Value, object: &str, key: &str) -> String {
+    json.get(object)
+        .and_then(|o| o.get(key))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}

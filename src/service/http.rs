@@ -1,0 +1,360 @@
+//! The pack service's transport-level decisions, before and around any pack code: the route,
+//! the method, the token, tenant pinning, readiness, admission, the deadline header, and the
+//! JSON bodies of the non-200 answers. Pure functions over header values, so the hyper server
+//! and the node:http glue answer alike.
+
+use crate::json::write_json_str;
+use crate::service::config::js_number;
+
+/// The largest deadline a call gets (Node's timer limit, about 24.8 days); a larger
+/// `kindgi-timeout-ms` is clamped to it instead of overflowing into "fire now".
+pub const MAX_TIMEOUT_MS: u64 = 2_147_483_647;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Invoke,
+    Info,
+    Healthz,
+    Readyz,
+}
+
+impl Route {
+    /// The route of a request target: its exact path up to the first `?`, with no
+    /// normalisation (an absolute-form target or `*` is no route).
+    pub fn of(target: &str) -> Option<Route> {
+        let path = target.split('?').next().unwrap_or("");
+        match path {
+            "/v1/invoke" => Some(Route::Invoke),
+            "/v1/info" => Some(Route::Info),
+            "/healthz" => Some(Route::Healthz),
+            "/readyz" => Some(Route::Readyz),
+            _ => None,
+        }
+    }
+
+    pub fn method(self) -> &'static str {
+        match self {
+            Route::Invoke => "POST",
+            _ => "GET",
+        }
+    }
+
+    /// Whether the route needs `kindgi-pack-token` (and, when pinned, `kindgi-tenant-id`).
+    pub fn guarded(self) -> bool {
+        matches!(self, Route::Invoke | Route::Info)
+    }
+}
+
+/// A JSON answer that is not a protocol message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: String,
+    /// `retry-after: 1`, on every 503.
+    pub retry_after: bool,
+}
+
+impl Reply {
+    fn new(status: u16, body: String) -> Reply {
+        Reply {
+            status,
+            retry_after: status == 503,
+            body,
+        }
+    }
+
+    /// `{"error": message}`.
+    pub fn error(status: u16, message: &str) -> Reply {
+        let mut body = String::with_capacity(message.len() + 12);
+        body.push_str("{\"error\":");
+        write_json_str(&mut body, message);
+        body.push('}');
+        Reply::new(status, body)
+    }
+
+    pub fn no_route(target: &str) -> Reply {
+        Reply::error(404, &format!("No route {target}"))
+    }
+
+    pub fn wrong_method(route: Route) -> Reply {
+        Reply::error(405, &format!("Use {}", route.method()))
+    }
+
+    pub fn bad_token() -> Reply {
+        Reply::error(401, "Bad pack token")
+    }
+
+    pub fn tenant_mismatch() -> Reply {
+        Reply::new(421, "{\"code\":\"pack-tenant-mismatch\"}".into())
+    }
+
+    pub fn overloaded() -> Reply {
+        Reply::error(503, "overloaded")
+    }
+
+    pub fn not_json() -> Reply {
+        Reply::error(415, "Content-Type must be application/json")
+    }
+
+    pub fn too_large() -> Reply {
+        Reply::error(413, "Request body too large")
+    }
+
+    pub fn healthy() -> Reply {
+        Reply::new(200, "{\"status\":\"ok\"}".into())
+    }
+
+    pub fn ready() -> Reply {
+        Reply::new(200, "{\"status\":\"ready\"}".into())
+    }
+}
+
+/// Why the service takes no calls now, in priority order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotReady<'a> {
+    Draining,
+    /// `strict` env check with required names unset.
+    MissingEnv(&'a [String]),
+    /// Not prewarmed yet, or prewarm failed.
+    NotWarm,
+}
+
+impl NotReady<'_> {
+    pub fn reply(&self) -> Reply {
+        match self {
+            NotReady::Draining => Reply::error(503, "draining"),
+            NotReady::NotWarm => Reply::error(503, "not ready"),
+            NotReady::MissingEnv(names) => {
+                let mut body = String::from("{\"error\":\"missing env\",\"missingEnv\":[");
+                for (at, name) in names.iter().enumerate() {
+                    if at > 0 {
+                        body.push(',');
+                    }
+                    write_json_str(&mut body, name);
+                }
+                body.push_str("]}");
+                Reply::new(503, body)
+            }
+        }
+    }
+}
+
+/// One header as Node's `req.headers` shows it: every value decoded as Latin-1 and trimmed of
+/// surrounding spaces and tabs, repeats joined with `, `; `None` when absent.
+pub fn joined_header<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<String> {
+    let mut joined: Option<String> = None;
+    for raw in values {
+        let text: String = raw.iter().map(|&b| char::from(b)).collect();
+        let text = text.trim_matches([' ', '\t']);
+        match &mut joined {
+            Some(all) => {
+                all.push_str(", ");
+                all.push_str(text);
+            }
+            None => joined = Some(text.to_owned()),
+        }
+    }
+    joined
+}
+
+/// Whether the token header matches, comparing every byte whatever the first difference
+/// (the length is compared first, as the TypeScript service does).
+pub fn token_matches(header: Option<&str>, expected: &[u8]) -> bool {
+    let Some(got) = header.map(str::as_bytes) else {
+        return false;
+    };
+    if got.len() != expected.len() {
+        return false;
+    }
+    got.iter()
+        .zip(expected)
+        .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+        == 0
+}
+
+/// Tenant pinning (protocol 2.7.0): with `KINDGI_PACK_TENANT_ID` set, a guarded request must
+/// name that tenant in `kindgi-tenant-id`.
+pub fn tenant_allowed(pinned: Option<&str>, header: Option<&str>) -> bool {
+    match pinned {
+        None => true,
+        Some(tenant) => header == Some(tenant),
+    }
+}
+
+/// The transport-level refusal of a request before its route runs: 404, 405, 401, 421.
+pub fn refuse_request(
+    method: &str,
+    target: &str,
+    token: Option<&str>,
+    expected_token: &[u8],
+    tenant: Option<&str>,
+    pinned_tenant: Option<&str>,
+) -> Result<Route, Reply> {
+    let route = Route::of(target).ok_or_else(|| Reply::no_route(target))?;
+    if method != route.method() {
+        return Err(Reply::wrong_method(route));
+    }
+    if route.guarded() {
+        if !token_matches(token, expected_token) {
+            return Err(Reply::bad_token());
+        }
+        if !tenant_allowed(pinned_tenant, tenant) {
+            return Err(Reply::tenant_mismatch());
+        }
+    }
+    Ok(route)
+}
+
+/// The content-type test: a case-sensitive substring check on the raw value.
+pub fn is_json_content_type(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|v| v.contains("application/json"))
+}
+
+/// The deadline a call asks for: `Number(raw)` when it is an integer above 0, clamped to
+/// [`MAX_TIMEOUT_MS`]; `None` (use the default) otherwise.
+pub fn parse_timeout_ms(raw: Option<&str>) -> Option<u64> {
+    let ms = js_number(raw?);
+    if ms.is_finite() && ms.fract() == 0.0 && ms > 0.0 {
+        // Saturating float-to-int: anything past the clamp lands on it.
+        Some((ms as u64).min(MAX_TIMEOUT_MS))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_are_exact_paths() {
+        assert_eq!(Route::of("/v1/invoke?x=1"), Some(Route::Invoke));
+        assert_eq!(Route::of("/v1/info"), Some(Route::Info));
+        assert_eq!(Route::of("/healthz"), Some(Route::Healthz));
+        assert_eq!(Route::of("/readyz?"), Some(Route::Readyz));
+        for unknown in [
+            "/v1/invoke/",
+            "/V1/invoke",
+            "http://h/v1/info",
+            "*",
+            "",
+            "/",
+        ] {
+            assert_eq!(Route::of(unknown), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn refusals_in_order() {
+        let refuse = |method, target, token, tenant, pinned| {
+            refuse_request(method, target, token, b"sekret", tenant, pinned)
+        };
+        assert_eq!(
+            refuse("GET", "/nope?a=\"b\"", None, None, None),
+            Err(Reply::error(404, "No route /nope?a=\"b\""))
+        );
+        assert_eq!(
+            refuse("GET", "/nope", None, None, None).map_err(|r| r.body),
+            Err(r#"{"error":"No route /nope"}"#.to_owned())
+        );
+        assert_eq!(
+            refuse("HEAD", "/healthz", None, None, None).map_err(|r| r.body),
+            Err(r#"{"error":"Use GET"}"#.to_owned())
+        );
+        assert_eq!(
+            refuse("GET", "/v1/invoke", None, None, None).map_err(|r| r.body),
+            Err(r#"{"error":"Use POST"}"#.to_owned())
+        );
+        assert_eq!(
+            refuse("POST", "/v1/invoke", Some("sekreT"), None, None),
+            Err(Reply::bad_token())
+        );
+        assert_eq!(
+            refuse("GET", "/v1/info", Some("sekret, sekret"), None, None),
+            Err(Reply::bad_token())
+        );
+        assert_eq!(
+            refuse("GET", "/v1/info", Some("sekret"), None, None),
+            Ok(Route::Info)
+        );
+        assert_eq!(
+            refuse("GET", "/healthz", None, None, Some("t1")),
+            Ok(Route::Healthz)
+        );
+        assert_eq!(
+            refuse("GET", "/v1/info", Some("sekret"), Some("t2"), Some("t1")),
+            Err(Reply::tenant_mismatch())
+        );
+        assert_eq!(
+            refuse("POST", "/v1/invoke", Some("sekret"), None, Some("t1")),
+            Err(Reply::tenant_mismatch())
+        );
+        // The token is checked before the tenant: no tenancy leaks to a caller without it.
+        assert_eq!(
+            refuse("POST", "/v1/invoke", None, None, Some("t1")),
+            Err(Reply::bad_token())
+        );
+        assert_eq!(
+            refuse("POST", "/v1/invoke", Some("sekret"), Some("t1"), Some("t1")),
+            Ok(Route::Invoke)
+        );
+    }
+
+    #[test]
+    fn headers_read_as_node_shows_them() {
+        assert_eq!(joined_header(Vec::<&[u8]>::new()), None);
+        assert_eq!(joined_header([&b" a\t"[..]]).as_deref(), Some("a"));
+        assert_eq!(
+            joined_header([&b"1"[..], &b"2"[..]]).as_deref(),
+            Some("1, 2")
+        );
+        assert_eq!(joined_header([&b"\xe9"[..]]).as_deref(), Some("é"));
+    }
+
+    #[test]
+    fn content_type_is_a_substring_test() {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "application/jsonp",
+            "text/plain;x=application/json",
+        ] {
+            assert!(is_json_content_type(Some(ok)), "{ok}");
+        }
+        for bad in ["Application/JSON", "text/plain", ""] {
+            assert!(!is_json_content_type(Some(bad)), "{bad}");
+        }
+        assert!(!is_json_content_type(None));
+    }
+
+    #[test]
+    fn timeouts_follow_js_number() {
+        let t = |raw: &str| parse_timeout_ms(Some(raw));
+        assert_eq!(t(" 100 "), Some(100));
+        assert_eq!(t("1e3"), Some(1000));
+        assert_eq!(t("0x10"), Some(16));
+        assert_eq!(t("100.0"), Some(100));
+        assert_eq!(t("3000000000"), Some(MAX_TIMEOUT_MS));
+        assert_eq!(t("1e300"), Some(MAX_TIMEOUT_MS));
+        for bad in ["0", "-5", "1.5", "", "abc", "1, 2", "Infinity", "NaN"] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
+        assert_eq!(parse_timeout_ms(None), None);
+    }
+
+    #[test]
+    fn not_ready_bodies() {
+        let names = vec!["A".to_owned(), "B\"".to_owned()];
+        let reply = NotReady::MissingEnv(&names).reply();
+        assert_eq!(reply.status, 503);
+        assert!(reply.retry_after);
+        assert_eq!(
+            reply.body,
+            r#"{"error":"missing env","missingEnv":["A","B\""]}"#
+        );
+        assert_eq!(NotReady::Draining.reply().body, r#"{"error":"draining"}"#);
+        assert_eq!(NotReady::NotWarm.reply().body, r#"{"error":"not ready"}"#);
+        assert!(!Reply::not_json().retry_after);
+        assert!(Reply::overloaded().retry_after);
+    }
+}

@@ -1,0 +1,218 @@
+//! The pack service over HTTP/1.1 with hyper: accept, describe each request as a
+//! [`RequestHead`], read admitted bodies under the cap, and write JSON answers with the headers
+//! the TypeScript service writes.
+
+use crate::service::core::{Begin, Outcome, PackService, RequestHead};
+use crate::service::http::{joined_header, Reply};
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+
+/// How long a client may take to send a request's headers.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// After drain, how long open connections get to finish writing before they are closed.
+const CLOSE_MARGIN: Duration = Duration::from_millis(250);
+
+/// A listening service. [`Listening::stop`] drains it and closes every connection.
+pub struct Listening {
+    local_addr: SocketAddr,
+    service: Arc<PackService>,
+    shutdown: watch::Sender<bool>,
+    accept: JoinHandle<()>,
+}
+
+impl Listening {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    pub fn service(&self) -> &Arc<PackService> {
+        &self.service
+    }
+
+    /// Drains calls in flight for up to `grace` (new invokes and `/readyz` answer 503
+    /// meanwhile), then stops accepting and closes every connection.
+    pub async fn stop(self, grace: Duration) {
+        self.service.admission().drain(grace).await;
+        // Ignored when the accept loop is already gone: there is nothing left to tell.
+        let _ = self.shutdown.send(true);
+        // The loop aborts its connections itself once the margin passes; should it still be
+        // busy past twice the margin, it is left to the runtime's shutdown.
+        let _ = tokio::time::timeout(CLOSE_MARGIN * 2, self.accept).await;
+    }
+}
+
+/// Serves `service` on `listener` until [`Listening::stop`].
+pub fn serve(service: Arc<PackService>, listener: TcpListener) -> std::io::Result<Listening> {
+    let local_addr = listener.local_addr()?;
+    let (shutdown, watch_shutdown) = watch::channel(false);
+    let accept = tokio::spawn(accept_loop(Arc::clone(&service), listener, watch_shutdown));
+    Ok(Listening {
+        local_addr,
+        service,
+        shutdown,
+        accept,
+    })
+}
+
+async fn accept_loop(
+    service: Arc<PackService>,
+    listener: TcpListener,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                // A failed accept (the peer reset first, out of descriptors) ends that
+                // connection only.
+                if let Ok((stream, _)) = accepted {
+                    // Answers are small and written whole: don't let Nagle hold them back.
+                    let _ = stream.set_nodelay(true);
+                    connections.spawn(connection(Arc::clone(&service), stream, shutdown.clone()));
+                }
+            }
+            _ = shutdown.changed() => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let closing = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(CLOSE_MARGIN, closing).await.is_err() {
+        connections.abort_all();
+    }
+}
+
+async fn connection(
+    service: Arc<PackService>,
+    stream: tokio::net::TcpStream,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let handler = service_fn(move |req| {
+        let service = Arc::clone(&service);
+        async move { Ok::<_, Infallible>(handle(&service, req).await) }
+    });
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), handler);
+    tokio::pin!(conn);
+    tokio::select! {
+        // A connection error (a reset, a malformed request hyper answered itself) is the
+        // client's; the service goes on.
+        _ = conn.as_mut() => {}
+        _ = shutdown.changed() => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+/// A request's head as the core reads it.
+fn head_of(req: &Request<Incoming>) -> RequestHead {
+    let header =
+        |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
+    // Node keeps the first of repeated `content-type` and `content-length` headers.
+    let first = |name: HeaderName| {
+        req.headers().get(name).map(|v| {
+            v.as_bytes()
+                .iter()
+                .map(|&b| char::from(b))
+                .collect::<String>()
+        })
+    };
+    RequestHead {
+        method: req.method().as_str().to_owned(),
+        target: req
+            .uri()
+            .path_and_query()
+            .map_or_else(|| req.uri().to_string(), |p| p.as_str().to_owned()),
+        token: header("kindgi-pack-token"),
+        tenant: header("kindgi-tenant-id"),
+        content_type: first(CONTENT_TYPE),
+        content_length: first(CONTENT_LENGTH).and_then(|v| v.trim().parse().ok()),
+        timeout_ms: header("kindgi-timeout-ms"),
+        traceparent: header("traceparent"),
+    }
+}
+
+async fn handle(service: &PackService, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let head = head_of(&req);
+    let admitted = match service.begin(&head) {
+        Begin::Reply(reply) => return reply_response(reply),
+        Begin::Invoke(admitted) => admitted,
+    };
+    let body = match read_body(req.into_body(), service.max_body_bytes()).await {
+        Ok(Some(body)) => body,
+        Ok(None) => return reply_response(Reply::too_large()),
+        Err(error) => return reply_response(Reply::error(500, &error.to_string())),
+    };
+    let text = String::from_utf8_lossy(&body);
+    match service.invoke(&head, &text).await {
+        Outcome::Reply(reply) => reply_response(reply),
+        Outcome::Message(json) => {
+            let mut response = json_response(StatusCode::OK, json);
+            let headers = response.headers_mut();
+            headers.insert(
+                HeaderName::from_static("kindgi-duration-ms"),
+                HeaderValue::from(admitted.elapsed_ms() as u64),
+            );
+            if let Ok(version) = HeaderValue::from_str(&service.catalog().artifact_version) {
+                headers.insert(HeaderName::from_static("kindgi-artifact-version"), version);
+            }
+            response
+        }
+    }
+}
+
+/// The body, or `None` when it is larger than `limit` (read to its end all the same, so the
+/// 413 reaches a client still uploading).
+async fn read_body(mut body: Incoming, limit: usize) -> Result<Option<Bytes>, hyper::Error> {
+    let mut buffer = BytesMut::new();
+    let mut too_large = false;
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame?.into_data() {
+            too_large = too_large || buffer.len() + data.len() > limit;
+            if !too_large {
+                buffer.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok((!too_large).then(|| buffer.freeze()))
+}
+
+fn reply_response(reply: Reply) -> Response<Full<Bytes>> {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = json_response(status, reply.body);
+    if reply.retry_after {
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
+}
+
+fn json_response(status: StatusCode, body: String) -> Response<Full<Bytes>> {
+    let length = body.len();
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    response
+}

@@ -1,0 +1,547 @@
+//! The hyper pack service over real HTTP on loopback, with Rust-side fake handlers: routing,
+//! refusals, admission, bodies, deadlines, cancellation, tenant pinning and drain.
+
+use kindgi_handler_runtime_native::env::PackEnvCheck;
+use kindgi_handler_runtime_native::service::call::{
+    AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target,
+};
+use kindgi_handler_runtime_native::service::catalog::Catalog;
+use kindgi_handler_runtime_native::service::core::{
+    PackService, ServiceEvent, ServiceOptions, DEFAULT_MAX_BODY_BYTES,
+};
+use kindgi_handler_runtime_native::service::server::{serve, Listening};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const TOKEN: &str = "test-token";
+
+/// Fake pack code, by tool id: `echo` answers its input, `wait` waits for its abort and
+/// honours it, `stubborn` ignores its abort for 150 ms; the check `c` passes.
+struct FakeRunner {
+    aborts: Arc<Mutex<Vec<(String, AbortReason)>>>,
+}
+
+impl Runner for FakeRunner {
+    fn run(&self, call: Call, abort: CallAbort) -> RunFuture {
+        let aborts = Arc::clone(&self.aborts);
+        Box::pin(async move {
+            let message = |text: String| Settled {
+                answer: Answer::Message(text),
+                honoured_abort: false,
+            };
+            match &call.target {
+                Target::Check(_) => {
+                    message(r#"{"v":2,"kind":"check-result","result":{"passed":true}}"#.into())
+                }
+                Target::Tool(tool) => match tool.id.as_str() {
+                    "echo" => message(format!(
+                        r#"{{"v":2,"kind":"result","output":{}}}"#,
+                        call.message.get("input").cloned().unwrap_or(Value::Null)
+                    )),
+                    "wait" => {
+                        let reason = abort.aborted().await;
+                        aborts
+                            .lock()
+                            .map(|mut a| a.push((call.id.clone(), reason)))
+                            .ok();
+                        Settled {
+                            answer: Answer::Message(
+                                r#"{"v":2,"kind":"result","output":{}}"#.into(),
+                            ),
+                            honoured_abort: true,
+                        }
+                    }
+                    _ => {
+                        tokio::time::sleep(Duration::from_millis(150)).await;
+                        message(r#"{"v":2,"kind":"result","output":{}}"#.into())
+                    }
+                },
+            }
+        })
+    }
+}
+
+struct Harness {
+    listening: Listening,
+    events: Arc<Mutex<Vec<ServiceEvent>>>,
+    aborts: Arc<Mutex<Vec<(String, AbortReason)>>>,
+}
+
+impl Harness {
+    async fn start(max_concurrency: usize, tenant: Option<&str>, missing_env: &[&str]) -> Harness {
+        let index = json!({
+            "v": 1, "packId": "fake", "packVersion": "1.0.0", "artifactVersion": "20260101.1",
+            "tools": [
+                {"id": "echo", "modulePath": "echo.mjs"},
+                {"id": "wait", "modulePath": "wait.mjs", "version": "1.0.0"},
+                {"id": "stubborn", "modulePath": "stubborn.mjs"}
+            ],
+            "guardrails": [{"id": "g", "checkId": "c", "checkModulePath": "c.mjs"}],
+            "agents": [], "flows": []
+        });
+        let catalog = Catalog::from_index(&index).expect("the fake index is valid");
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let aborts = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&events);
+        let service = PackService::new(
+            ServiceOptions {
+                catalog,
+                token: TOKEN.into(),
+                tenant: tenant.map(str::to_owned),
+                max_concurrency,
+                max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+                default_timeout_ms: 120_000,
+                env_check: PackEnvCheck::Strict,
+                missing_env: missing_env.iter().map(|s| s.to_string()).collect(),
+                index_hash: Some("sha256:00".into()),
+            },
+            Arc::new(FakeRunner {
+                aborts: Arc::clone(&aborts),
+            }),
+            Arc::new(move |event| {
+                sink.lock().map(|mut e| e.push(event)).ok();
+            }),
+        );
+        service.admission().set_warm(true);
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let listening = serve(Arc::new(service), listener).expect("serve");
+        Harness {
+            listening,
+            events,
+            aborts,
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.listening.local_addr()
+    }
+
+    fn events(&self) -> Vec<ServiceEvent> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+}
+
+#[derive(Debug)]
+struct Answered {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answered {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends raw request bytes on a new connection and reads one response.
+async fn exchange(addr: SocketAddr, request: &[u8]) -> Answered {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request).await.expect("send");
+    read_response(&mut stream).await
+}
+
+async fn read_response(stream: &mut TcpStream) -> Answered {
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+            let mut lines = head.split("\r\n");
+            let status = lines
+                .next()
+                .and_then(|l| l.split(' ').nth(1))
+                .and_then(|s| s.parse().ok())
+                .expect("a status line");
+            let headers: Vec<(String, String)> = lines
+                .filter_map(|l| l.split_once(':'))
+                .map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_owned()))
+                .collect();
+            let length: usize = headers
+                .iter()
+                .find(|(n, _)| n == "content-length")
+                .and_then(|(_, v)| v.parse().ok())
+                .expect("a content-length");
+            while raw.len() < end + 4 + length {
+                let n = stream.read(&mut chunk).await.expect("read body");
+                assert!(n > 0, "connection closed mid-body");
+                raw.extend_from_slice(&chunk[..n]);
+            }
+            let body = String::from_utf8_lossy(&raw[end + 4..end + 4 + length]).into_owned();
+            return Answered {
+                status,
+                headers,
+                body,
+            };
+        }
+        let n = stream.read(&mut chunk).await.expect("read head");
+        assert!(n > 0, "connection closed before a response");
+        raw.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Polls `condition` for up to 10 s (loaded CI machines are slow); fails the test after that.
+async fn wait_until(condition: impl Fn() -> bool) {
+    for _ in 0..2000 {
+        if condition() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the condition did not hold within 10 s");
+}
+
+fn get(path: &str, extra: &str) -> Vec<u8> {
+    format!("GET {path} HTTP/1.1\r\nhost: x\r\n{extra}\r\n").into_bytes()
+}
+
+fn invoke_request(body: &str, extra: &str) -> Vec<u8> {
+    format!(
+        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn tool_call(id: &str) -> String {
+    json!({"v": 2, "kind": "invoke", "tool": {"id": id}, "input": {"text": "hi"},
+        "ctx": {"tenantId": "t1", "runId": "r1"}})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probes_info_and_refusals() {
+    let h = Harness::start(4, None, &[]).await;
+    let health = exchange(h.addr(), &get("/healthz", "")).await;
+    assert_eq!(
+        (health.status, health.body.as_str()),
+        (200, r#"{"status":"ok"}"#)
+    );
+    assert_eq!(
+        health.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
+    let ready = exchange(h.addr(), &get("/readyz", "")).await;
+    assert_eq!(
+        (ready.status, ready.body.as_str()),
+        (200, r#"{"status":"ready"}"#)
+    );
+
+    let missing = exchange(h.addr(), &get("/nope?q=1", "")).await;
+    assert_eq!(
+        (missing.status, missing.body.as_str()),
+        (404, r#"{"error":"No route /nope?q=1"}"#)
+    );
+    let method = exchange(h.addr(), &get("/v1/invoke", "")).await;
+    assert_eq!(
+        (method.status, method.body.as_str()),
+        (405, r#"{"error":"Use POST"}"#)
+    );
+    assert_eq!(method.header("allow"), None);
+    let token = exchange(h.addr(), &get("/v1/info", "kindgi-pack-token: wrong\r\n")).await;
+    assert_eq!(
+        (token.status, token.body.as_str()),
+        (401, r#"{"error":"Bad pack token"}"#)
+    );
+    let twice = exchange(
+        h.addr(),
+        &get(
+            "/v1/info",
+            &format!("kindgi-pack-token: {TOKEN}\r\nkindgi-pack-token: {TOKEN}\r\n"),
+        ),
+    )
+    .await;
+    assert_eq!(twice.status, 401);
+
+    let info = exchange(
+        h.addr(),
+        &get("/v1/info", &format!("kindgi-pack-token:  {TOKEN} \r\n")),
+    )
+    .await;
+    assert_eq!(info.status, 200);
+    assert_eq!(
+        info.body,
+        r#"{"protocol":2,"packId":"fake","packVersion":"1.0.0","artifactVersion":"20260101.1","indexHash":"sha256:00","tools":[{"id":"echo"},{"id":"wait","version":"1.0.0"},{"id":"stubborn"}],"checks":["c"],"missingEnv":[]}"#
+    );
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invokes_answer_messages_with_their_headers() {
+    let h = Harness::start(4, None, &[]).await;
+    let echoed = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(echoed.status, 200);
+    assert_eq!(
+        echoed.body,
+        r#"{"v":2,"kind":"result","output":{"text":"hi"}}"#
+    );
+    assert_eq!(echoed.header("kindgi-artifact-version"), Some("20260101.1"));
+    assert!(echoed
+        .header("kindgi-duration-ms")
+        .is_some_and(|v| v.parse::<u64>().is_ok()));
+
+    let check =
+        json!({"v": 2, "kind": "check-invoke", "check": {"id": "c"}, "config": {}, "trace": {}});
+    let checked = exchange(h.addr(), &invoke_request(&check.to_string(), "")).await;
+    assert_eq!(
+        checked.body,
+        r#"{"v":2,"kind":"check-result","result":{"passed":true}}"#
+    );
+
+    let not_json = exchange(h.addr(), &invoke_request("{nope", "")).await;
+    assert_eq!(
+        (not_json.status, not_json.body.as_str()),
+        (
+            200,
+            r#"{"v":2,"kind":"error","code":"malformed-message","message":"Request body is not valid JSON"}"#
+        )
+    );
+    let bom = exchange(h.addr(), &invoke_request("\u{feff}{}", "")).await;
+    assert!(bom.body.contains("malformed-message"));
+    let not_utf8 = exchange(
+        h.addr(),
+        b"POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: test-token\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{\"v\":\"\xff\"}",
+    )
+    .await;
+    assert_eq!(
+        (not_utf8.status, not_utf8.body.as_str()),
+        (200, "{\"v\":2,\"kind\":\"error\",\"code\":\"unknown-protocol-version\",\"message\":\"Expected protocol v2, got \\\"\u{fffd}\\\"\"}")
+    );
+
+    let unknown = exchange(h.addr(), &invoke_request(&tool_call("nope"), "")).await;
+    assert_eq!(
+        unknown.body,
+        r#"{"v":2,"kind":"error","code":"tool-not-in-pack","message":"This pack has no tool \"nope\"","toolId":"nope"}"#
+    );
+    let wrong_type = exchange(
+        h.addr(),
+        format!(
+            "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\n{{}}"
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        (wrong_type.status, wrong_type.body.as_str()),
+        (415, r#"{"error":"Content-Type must be application/json"}"#)
+    );
+    assert_eq!(wrong_type.header("retry-after"), None);
+
+    // Over the cap by its declared length: refused before the body is sent.
+    let declared = exchange(
+        h.addr(),
+        format!(
+            "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            DEFAULT_MAX_BODY_BYTES + 1
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        (declared.status, declared.body.as_str()),
+        (413, r#"{"error":"Request body too large"}"#)
+    );
+    // Over the cap in chunks: read to the end, then refused.
+    let mut chunked = format!(
+        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+    )
+    .into_bytes();
+    let piece = vec![b' '; 1 << 20];
+    for _ in 0..11 {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(&piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let streamed = exchange(h.addr(), &chunked).await;
+    assert_eq!(streamed.status, 413);
+
+    let calls: Vec<_> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            ServiceEvent::Call { id, outcome, .. } => Some((id, outcome)),
+            ServiceEvent::FinishedLate { .. } => None,
+        })
+        .collect();
+    // Parse failures are not calls.
+    assert_eq!(
+        calls,
+        vec![
+            ("echo".to_owned(), "ok"),
+            ("c".to_owned(), "ok"),
+            ("nope".to_owned(), "tool-not-in-pack")
+        ]
+    );
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deadlines_and_late_handlers() {
+    let h = Harness::start(4, None, &[]).await;
+    let waited = exchange(
+        h.addr(),
+        &invoke_request(&tool_call("wait"), "kindgi-timeout-ms: 40\r\n"),
+    )
+    .await;
+    assert_eq!(
+        waited.body,
+        r#"{"v":2,"kind":"error","code":"deadline-exceeded","message":"wait passed its deadline","toolId":"wait"}"#
+    );
+    let stubborn = exchange(
+        h.addr(),
+        &invoke_request(&tool_call("stubborn"), "kindgi-timeout-ms: 20\r\n"),
+    )
+    .await;
+    assert!(stubborn.body.contains("\"stubborn passed its deadline\""));
+    let late_events = || -> Vec<_> {
+        h.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                ServiceEvent::FinishedLate { id, after_ms, .. } => Some((id, after_ms)),
+                ServiceEvent::Call { .. } => None,
+            })
+            .collect()
+    };
+    wait_until(|| !late_events().is_empty()).await;
+    // Long enough for a wrongly reported `wait` to show up too.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let late = late_events();
+    // Only the handler that ignored its abort is reported.
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert_eq!(late[0].0, "stubborn");
+    assert!(late[0].1 >= 100, "{late:?}");
+    let aborts = h.aborts.lock().map(|a| a.clone()).unwrap_or_default();
+    assert_eq!(
+        aborts,
+        vec![("wait".to_owned(), AbortReason::DeadlineExceeded)]
+    );
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_that_hangs_up_cancels_its_call() {
+    let h = Harness::start(4, None, &[]).await;
+    let mut stream = TcpStream::connect(h.addr()).await.expect("connect");
+    stream
+        .write_all(&invoke_request(&tool_call("wait"), ""))
+        .await
+        .expect("send");
+    // Wait until the call runs, then hang up.
+    let service = Arc::clone(h.listening.service());
+    wait_until(|| service.admission().in_flight() == 1).await;
+    drop(stream);
+    let aborts = || h.aborts.lock().map(|a| a.clone()).unwrap_or_default();
+    wait_until(|| !aborts().is_empty()).await;
+    assert_eq!(aborts(), vec![("wait".to_owned(), AbortReason::Cancelled)]);
+    assert!(h.events().iter().any(|e| matches!(
+        e,
+        ServiceEvent::Call {
+            outcome: "cancelled",
+            ..
+        }
+    )));
+    assert_eq!(h.listening.service().admission().in_flight(), 0);
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cap_and_drain_answer_503() {
+    let h = Harness::start(1, None, &[]).await;
+    let addr = h.addr();
+    let first =
+        tokio::spawn(
+            async move { exchange(addr, &invoke_request(&tool_call("stubborn"), "")).await },
+        );
+    let service = Arc::clone(h.listening.service());
+    wait_until(|| service.admission().in_flight() == 1).await;
+    let refused = exchange(addr, &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(
+        (refused.status, refused.body.as_str()),
+        (503, r#"{"error":"overloaded"}"#)
+    );
+    assert_eq!(refused.header("retry-after"), Some("1"));
+
+    let stopping = tokio::spawn(h.listening.stop(Duration::from_secs(5)));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(service.admission().is_draining());
+    // The call in flight finishes and is answered.
+    let answered = first.await.expect("the first call completes");
+    assert_eq!(answered.body, r#"{"v":2,"kind":"result","output":{}}"#);
+    stopping.await.expect("stop completes");
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "still accepting after stop"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draining_and_missing_env_are_not_ready() {
+    let h = Harness::start(4, None, &["B", "A\""]).await;
+    let ready = exchange(h.addr(), &get("/readyz", "")).await;
+    assert_eq!(
+        (ready.status, ready.body.as_str()),
+        (503, r#"{"error":"missing env","missingEnv":["B","A\""]}"#)
+    );
+    let call = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(call.status, 503);
+    let info = exchange(
+        h.addr(),
+        &get("/v1/info", &format!("kindgi-pack-token: {TOKEN}\r\n")),
+    )
+    .await;
+    assert!(info.body.ends_with(r#""missingEnv":["B","A\""]}"#));
+    let admission = Arc::clone(h.listening.service().admission());
+    admission.drain(Duration::ZERO).await;
+    let draining = exchange(h.addr(), &get("/readyz", "")).await;
+    assert_eq!(draining.body, r#"{"error":"draining"}"#);
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_service_refuses_other_tenants() {
+    let h = Harness::start(4, Some("t1"), &[]).await;
+    let no_header = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(
+        (no_header.status, no_header.body.as_str()),
+        (421, r#"{"code":"pack-tenant-mismatch"}"#)
+    );
+    let other = exchange(
+        h.addr(),
+        &get(
+            "/v1/info",
+            &format!("kindgi-pack-token: {TOKEN}\r\nkindgi-tenant-id: t2\r\n"),
+        ),
+    )
+    .await;
+    assert_eq!(other.status, 421);
+    let ok = exchange(
+        h.addr(),
+        &invoke_request(&tool_call("echo"), "kindgi-tenant-id: t1\r\n"),
+    )
+    .await;
+    assert_eq!(ok.status, 200);
+    let mut foreign: Value = serde_json::from_str(&tool_call("echo")).expect("json");
+    foreign["ctx"]["tenantId"] = json!("t2");
+    let context = exchange(
+        h.addr(),
+        &invoke_request(&foreign.to_string(), "kindgi-tenant-id: t1\r\n"),
+    )
+    .await;
+    assert_eq!(
+        (context.status, context.body.as_str()),
+        (421, r#"{"code":"pack-tenant-mismatch"}"#)
+    );
+    // Probes stay open to the platform.
+    assert_eq!(exchange(h.addr(), &get("/healthz", "")).await.status, 200);
+    h.listening.stop(Duration::from_millis(100)).await;
+}
