@@ -8,3 +8,4 @@ pub mod config;
 pub mod core;
 pub mod http;
 pub mod server;
+pub mod trace;
