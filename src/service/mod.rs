@@ -7,5 +7,6 @@ pub mod catalog;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod redact;
 pub mod server;
 pub mod trace;

@@ -1,0 +1,211 @@
+//! Redaction for the service's records, with `@kindgi/log`'s two rules: a field whose key
+//! looks secret is replaced by `[redacted]` at any depth, and every string is scrubbed of
+//! known secret shapes (Kindgi tokens, `Bearer …`, a URL's password).
+//!
+//! The shapes are JavaScript regular expressions in `@kindgi/log`; they run here in regress,
+//! a JavaScript-compatible engine, so `\b`, `\s` and case folding mean what they mean there.
+
+use regress::Regex;
+use serde_json::{Map, Value};
+use std::sync::OnceLock;
+
+pub const REDACTED: &str = "[redacted]";
+
+/// Nesting below this depth is written as `[too deep]`.
+const MAX_DEPTH: usize = 8;
+
+const SECRET_KEY_ENDINGS: [&str; 12] = [
+    "authorization",
+    "cookie",
+    "token",
+    "password",
+    "passwd",
+    "secret",
+    "secrets",
+    "apikey",
+    "privatekey",
+    "passphrase",
+    "credential",
+    "credentials",
+];
+
+/// Whether a field's key looks secret: lowercased, without `-` and `_`, it ends with one of
+/// the secret endings (`accessToken`, `x-api-key`; `tokenCount` stays).
+pub fn is_secret_key(key: &str) -> bool {
+    let normal: String = key
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    SECRET_KEY_ENDINGS.iter().any(|end| normal.ends_with(end))
+}
+
+struct Shapes {
+    kindgi_token: Regex,
+    bearer: Regex,
+    url_password: Regex,
+}
+
+fn shapes() -> Option<&'static Shapes> {
+    static SHAPES: OnceLock<Option<Shapes>> = OnceLock::new();
+    SHAPES
+        .get_or_init(|| {
+            Some(Shapes {
+                kindgi_token: Regex::new(r"\bkgi_([a-z]{2})_([A-Za-z0-9._~+/=-]+)").ok()?,
+                bearer: Regex::with_flags(r#"\b(Bearer)\s+[^\s"',;]+"#, "i").ok()?,
+                url_password: Regex::with_flags(
+                    r"\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@",
+                    "i",
+                )
+                .ok()?,
+            })
+        })
+        .as_ref()
+}
+
+/// Every match of `regex` in `text` replaced by what `with` writes for it.
+fn replace_all(text: &str, regex: &Regex, with: impl Fn(&regress::Match, &mut String)) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for found in regex.find_iter(text) {
+        let range = found.range();
+        out.push_str(&text[at..range.start]);
+        with(&found, &mut out);
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A string with known secret shapes masked: a Kindgi token keeps its kind and, when its body
+/// is 16 characters or longer, its last four; `Bearer x` becomes `Bearer [redacted]`;
+/// `scheme://user:pass@` becomes `scheme://user:***@`.
+pub fn scrub_text(text: &str) -> String {
+    let Some(shapes) = shapes() else {
+        return text.to_owned();
+    };
+    if !text.contains("kgi_")
+        && !text.contains("://")
+        && !text.to_ascii_lowercase().contains("bearer")
+    {
+        return text.to_owned();
+    }
+    let tokens = replace_all(text, &shapes.kindgi_token, |m, out| {
+        let slice = |i: usize| m.group(i).map_or("", |r| &text[r]);
+        let (kind, body) = (slice(1), slice(2));
+        // Counted in UTF-16 units in JavaScript; the body is ASCII, so bytes count the same.
+        let tail = if body.len() >= 16 {
+            &body[body.len() - 4..]
+        } else {
+            ""
+        };
+        out.push_str("kgi_");
+        out.push_str(kind);
+        out.push_str("_…");
+        out.push_str(tail);
+    });
+    let bearer = replace_all(&tokens, &shapes.bearer, |m, out| {
+        out.push_str(m.group(1).map_or("", |r| &tokens[r]));
+        out.push_str(" [redacted]");
+    });
+    replace_all(&bearer, &shapes.url_password, |m, out| {
+        out.push_str(m.group(1).map_or("", |r| &bearer[r]));
+        out.push_str(":***@");
+    })
+}
+
+/// A value with both rules applied: secret keys redacted, strings scrubbed, anything nested
+/// deeper than eight levels written as `[too deep]`.
+pub fn redact_value(value: &Value) -> Value {
+    redact_at(value, 0)
+}
+
+fn redact_at(value: &Value, depth: usize) -> Value {
+    match value {
+        Value::String(text) => Value::String(scrub_text(text)),
+        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => "[too deep]".into(),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| redact_at(v, depth + 1)).collect())
+        }
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, v)| {
+                    let v = if is_secret_key(key) {
+                        REDACTED.into()
+                    } else {
+                        redact_at(v, depth + 1)
+                    };
+                    (key.clone(), v)
+                })
+                .collect::<Map<_, _>>(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn secret_keys() {
+        for secret in [
+            "token",
+            "accessToken",
+            "x-api-key",
+            "API_KEY",
+            "secrets",
+            "Cookie",
+            "db_password",
+            "clientCredentials",
+        ] {
+            assert!(is_secret_key(secret), "{secret}");
+        }
+        for plain in ["tokenCount", "promptTokens", "id", "keyName"] {
+            assert!(!is_secret_key(plain), "{plain}");
+        }
+    }
+
+    #[test]
+    fn scrubs_known_shapes() {
+        assert_eq!(
+            scrub_text("use kgi_bt_abcdefghijklmnop1234 now"),
+            "use kgi_bt_…1234 now"
+        );
+        assert_eq!(scrub_text("short kgi_pt_abc"), "short kgi_pt_…");
+        assert_eq!(
+            scrub_text("xkgi_bt_abcdefghijklmnopqrst"),
+            "xkgi_bt_abcdefghijklmnopqrst"
+        );
+        assert_eq!(
+            scrub_text("Authorization: bearer abc.def, next"),
+            "Authorization: bearer [redacted], next"
+        );
+        assert_eq!(
+            scrub_text("postgres://user:pa55@db:5432/x and HTTP://a:b@c"),
+            "postgres://user:***@db:5432/x and HTTP://a:***@c"
+        );
+        assert_eq!(scrub_text("nothing here"), "nothing here");
+        assert_eq!(
+            scrub_text("é kgi_bt_abcdefghijklmnop1234"),
+            "é kgi_bt_…1234"
+        );
+    }
+
+    #[test]
+    fn redacts_values_in_depth() {
+        let value = json!({
+            "apiKey": "x", "note": "Bearer t", "list": [{"password": 1}],
+            "deep": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}}
+        });
+        assert_eq!(
+            redact_value(&value),
+            json!({
+                "apiKey": "[redacted]", "note": "Bearer [redacted]", "list": [{"password": "[redacted]"}],
+                "deep": {"a": {"b": {"c": {"d": {"e": {"f": {"g": "[too deep]"}}}}}}}
+            })
+        );
+    }
+}
