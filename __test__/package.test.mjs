@@ -103,6 +103,7 @@ test('the root constants', async () => {
     'output-write-failed',
     'index-read-failed',
     'schema-compile-failed',
+    'listen-failed',
   ]);
   assert.ok(Number.isSafeInteger(root.MAX_JSON_DEPTH) && root.MAX_JSON_DEPTH > 0, `MAX_JSON_DEPTH is ${root.MAX_JSON_DEPTH}`);
   assert.equal(root.PACK_ENV_CHECK_VAR, 'KINDGI_PACK_ENV_CHECK');

@@ -83,3 +83,20 @@ if (config.kind === 'ok') {
   void config.problems.length;
 }
 void fromMain;
+
+// The pack service.
+import { createPackService, type PackService, type PackServiceLogEvent } from '../lib/pack-service.js';
+const events: PackServiceLogEvent[] = [];
+const service: PackService = createPackService({
+  index: {},
+  resolveModule: (p: string) => p,
+  token: 't',
+  tenantId: 'tenant',
+  logger: (e) => {
+    if (e.kind === 'call') events.push(e);
+  },
+});
+const bound: Promise<number> = service.listen(0, '127.0.0.1');
+const stopped: Promise<void> = service.stop();
+void bound;
+void stopped;

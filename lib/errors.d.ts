@@ -14,7 +14,8 @@ export type NativeErrorCode =
   /** `indexHash` could not read the file it was given. */
   | 'index-read-failed'
   /** `compileSchema` refused a schema Ajv refuses; `name` and `message` are Ajv's. */
-  | 'schema-compile-failed';
+  | 'schema-compile-failed'
+  | 'listen-failed';
 
 /** An Error thrown by this package, with a stable `code`. */
 export interface NativeError extends Error {

@@ -8,6 +8,7 @@ export const NATIVE_ERROR_CODES = Object.freeze([
   'output-write-failed',
   'index-read-failed',
   'schema-compile-failed',
+  'listen-failed',
 ]);
 
 export const MAX_JSON_DEPTH = native.maxJsonDepth();

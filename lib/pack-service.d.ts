@@ -1,4 +1,5 @@
 import type { PackEnvCheck, PackEnvFilter } from './pack-env.js';
+import type { PackErrorCode, PackErrorMessage } from './protocol.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */
 export declare const PACK_SERVICE_DRAIN_MS: 8000;
@@ -30,3 +31,80 @@ export declare function readPackServiceConfig(
 ):
   | { readonly kind: 'ok'; readonly value: PackServiceConfig }
   | { readonly kind: 'err'; readonly problems: readonly string[] };
+
+/** What the service's `logger` receives. */
+export type PackServiceLogEvent =
+  | {
+      readonly kind: 'call';
+      readonly target: 'tool' | 'check';
+      readonly id: string;
+      readonly durationMs: number;
+      readonly outcome: 'ok' | PackErrorCode;
+    }
+  | {
+      /** A handler ignored its abort signal and settled after its call had been answered. */
+      readonly kind: 'handler-finished-late';
+      readonly target: 'tool' | 'check';
+      readonly id: string;
+      readonly afterMs: number;
+    }
+  | {
+      /** Required env names the process lacks, reported once at creation. */
+      readonly kind: 'missing-env';
+      readonly check: PackEnvCheck;
+      readonly names: readonly string[];
+    };
+
+/** The slice of an `@kindgi/log` Logger the service uses (`ctx.log`, warn records). */
+export interface PackServiceLogger {
+  trace(message: string, fields?: Record<string, unknown>): void;
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(bindings: Record<string, unknown>): PackServiceLogger;
+}
+
+export interface PackServiceOptions {
+  /** The pack's parsed `index.json`. */
+  readonly index: Record<string, unknown>;
+  /** Where an index entry's `modulePath` lives on this host (an absolute path). */
+  readonly resolveModule: (modulePath: string) => string;
+  /** Callers send it in the `kindgi-pack-token` header. */
+  readonly token: string;
+  /** Calls in flight before 503 `overloaded`. Default 32. */
+  readonly maxConcurrency?: number;
+  /** Largest accepted body. Default 10 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Deadline when a call sends no valid `kindgi-timeout-ms`. Default 120000. */
+  readonly defaultTimeoutMs?: number;
+  readonly logger?: (event: PackServiceLogEvent) => void;
+  /** `ctx.log` for tool handlers, and warn records. Default: writes nothing. */
+  readonly log?: PackServiceLogger;
+  /** Checked once, at creation, against the index's `env.required`. Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `strict` (default): not ready while a required name is missing. `warn`: serve anyway. */
+  readonly envCheck?: PackEnvCheck;
+  /** Test seam: how a module is loaded from its absolute path. Default: `import()`. */
+  readonly importModule?: (absolutePath: string) => Promise<unknown>;
+  /** Protocol 2.7.0: the one tenant this service serves (421 for any other). */
+  readonly tenantId?: string;
+  /** Protocol 2.7.0: `sha256:<hex>` of the index file, reported by `/v1/info`. */
+  readonly indexHash?: string;
+}
+
+export interface PackService {
+  /** Imports every tool and check module; returns the ones that failed. Ready when none did. */
+  prewarm(): Promise<readonly PackErrorMessage[]>;
+  /** Stops taking calls (for good) and waits up to `graceMs` for the ones in flight. */
+  drain(graceMs: number): Promise<void>;
+  inFlight(): number;
+  ready(): boolean;
+  /** Serves from Rust on `host:port` (port 0 picks one; host defaults to `::`); resolves with the bound port. Rejects with code `listen-failed`. */
+  listen(port: number, host?: string): Promise<number>;
+  /** Drains for up to `graceMs` (default 8000), closes every connection and releases the JS callbacks so the process can exit. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The pack service: HTTP, admission, deadlines and validation in Rust; pack code in JS. */
+export declare function createPackService(options: PackServiceOptions): PackService;

@@ -2,8 +2,11 @@
 // configuration. The rules and messages live in Rust (src/service/config.rs); paths resolve
 // here, with Node's own `path` rules.
 import { dirname, resolve } from 'node:path';
-import { describe, invalidArgument } from './errors.js';
+import { pathToFileURL } from 'node:url';
+import { describe, invalidArgument, nativeError } from './errors.js';
+import { runCheck, runHandler } from './handler-runner.js';
 import { native } from './native.js';
+import { missingPackEnv } from './pack-env.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */
 export const PACK_SERVICE_DRAIN_MS = 8000;
@@ -40,5 +43,251 @@ export function readPackServiceConfig(argv, env) {
       envCheck: read.envCheck,
       envFilter: read.envFilter,
     },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service. HTTP, routing, admission, deadlines and cancellation run in Rust
+// (src/service/); pack code runs here, started by the native dispatcher and ended with
+// `settle`, never by returning a Promise to Rust (see the README's design notes).
+
+const DEFAULT_MAX_CONCURRENCY = 32;
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+const noop = () => undefined;
+
+/** A logger that writes nothing: `ctx.log` when the service has no `log`. */
+const noopLogger = Object.freeze({
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: noop,
+  child: () => noopLogger,
+});
+
+const describeCause = (cause) => (cause instanceof Error ? cause.message : String(cause));
+
+/** A tool's key in the pack: its id and version (an unversioned tool, by id alone). */
+const toolKey = (tool) => (tool.version === undefined ? tool.id : `${tool.id}@${tool.version}`);
+
+function positiveNumber(value, name, fallback) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
+    throw invalidArgument(`${name} must be a positive number, not ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
+ * The context a handler gets: the wire context and its abort signal, with `secrets` and
+ * `log` present but not enumerable, so spreading or serialising it shows neither.
+ */
+function handlerContext(wire, signal, log) {
+  const { secrets, ...rest } = wire;
+  const ctx = { ...rest, abortSignal: signal };
+  if (secrets !== undefined) Object.defineProperty(ctx, 'secrets', { value: secrets, enumerable: false });
+  Object.defineProperty(ctx, 'log', { value: log, enumerable: false });
+  return ctx;
+}
+
+/** A runner failure as a protocol error, with the service's ids (the runner's are dropped). */
+function fromHandlerError(error, ids) {
+  return {
+    v: 2,
+    kind: 'error',
+    code: error.code,
+    message: error.message,
+    ...ids,
+    ...(error.cause !== undefined && { cause: error.cause }),
+    ...(error.issues !== undefined && { issues: error.issues }),
+  };
+}
+
+/** Whether an aborted handler ended because of its abort rather than ignoring it. */
+function honouredAbort(signal, response) {
+  if (!signal.aborted || response.kind !== 'error' || response.code !== 'handler-throw') return false;
+  const cause = response.cause;
+  return cause === signal.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
+}
+
+export function createPackService(options) {
+  if (options === null || typeof options !== 'object') {
+    throw invalidArgument(`options must be an object, not ${describe(options)}`);
+  }
+  const { index, resolveModule } = options;
+  if (index === null || typeof index !== 'object' || Array.isArray(index)) {
+    throw invalidArgument(`options.index must be the parsed index.json, not ${describe(index)}`);
+  }
+  if (typeof resolveModule !== 'function') {
+    throw invalidArgument(`options.resolveModule must be a function, not ${describe(resolveModule)}`);
+  }
+  if (typeof options.token !== 'string') {
+    throw invalidArgument(`options.token must be a string, not ${describe(options.token)}`);
+  }
+  const logger = options.logger ?? noop;
+  const log = options.log ?? noopLogger;
+  const importModule = options.importModule ?? ((p) => import(pathToFileURL(p).href));
+  const envCheck = options.envCheck ?? 'strict';
+  const missingEnv = missingPackEnv(index.env, options.env ?? process.env);
+  if (missingEnv.length > 0) {
+    logger({ kind: 'missing-env', check: envCheck, names: missingEnv });
+    log.warn(
+      `The pack's env.required ${missingEnv.length === 1 ? 'name has' : 'names have'} no value: ${missingEnv.join(', ')}`,
+      { event: 'missing-env', kind: 'missing-env', check: envCheck, names: missingEnv },
+    );
+  }
+
+  const controllers = new Map();
+
+  function callTool(tool, message, signal) {
+    return runHandler({
+      tool: {
+        id: tool.id,
+        modulePath: resolveModule(tool.modulePath),
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+      },
+      input: message.input,
+      ctx: handlerContext(message.ctx, signal, log),
+      importHandler: importModule,
+    }).then((r) =>
+      r.kind === 'ok' ? { v: 2, kind: 'result', output: r.value } : fromHandlerError(r.error, { toolId: tool.id }),
+    );
+  }
+
+  function callCheck(guardrail, message, signal) {
+    const id = message.check.id;
+    return runCheck({
+      check: {
+        id,
+        modulePath: resolveModule(guardrail.checkModulePath),
+        ...(guardrail.configSchema !== undefined && { configSchema: guardrail.configSchema }),
+      },
+      config: message.config,
+      trace: message.trace,
+      abortSignal: signal,
+      importCheck: importModule,
+    }).then((r) =>
+      r.kind === 'ok' ? { v: 2, kind: 'check-result', result: r.value } : fromHandlerError(r.error, { checkId: id }),
+    );
+  }
+
+  // Everything below runs inside a threadsafe-function call or a promise callback: it must
+  // never throw, since a throw there is an uncaught exception for the whole process.
+  function settle(id, signal, response) {
+    controllers.delete(id);
+    let text;
+    try {
+      text = JSON.stringify(response);
+    } catch (cause) {
+      // What JSON cannot hold (a BigInt in the output): the service's 500, as in TypeScript.
+      service.settle(id, '', 'ok', false, describeCause(cause));
+      return;
+    }
+    const outcome = response.kind === 'error' ? response.code : 'ok';
+    service.settle(id, text, outcome, honouredAbort(signal, response), undefined);
+  }
+
+  function fail(id, cause) {
+    controllers.delete(id);
+    service.settle(id, '', 'ok', false, describeCause(cause));
+  }
+
+  function dispatch(id, target, position, request) {
+    const controller = new AbortController();
+    controllers.set(id, controller);
+    let work;
+    try {
+      const message = JSON.parse(request);
+      work =
+        target === 'tool'
+          ? callTool(index.tools[position], message, controller.signal)
+          : callCheck(index.guardrails[position], message, controller.signal);
+    } catch (cause) {
+      work = Promise.reject(cause);
+    }
+    work.then(
+      (response) => settle(id, controller.signal, response),
+      (cause) => fail(id, cause),
+    );
+  }
+
+  function abort(id, reason) {
+    controllers.get(id)?.abort(reason);
+  }
+
+  function event(json) {
+    try {
+      const e = JSON.parse(json);
+      logger(e);
+      if (e.kind === 'handler-finished-late') {
+        log.warn(`${e.target} ${e.id} finished ${e.afterMs} ms after its call ended`, {
+          event: 'handler-finished-late',
+          kind: 'handler-finished-late',
+          afterMs: e.afterMs,
+        });
+      }
+    } catch {
+      // A throwing logger must not take the process down; the event is lost.
+    }
+  }
+
+  const service = native.createNativePackService(
+    {
+      indexJson: JSON.stringify(index),
+      token: options.token,
+      ...(options.tenantId !== undefined && { tenant: options.tenantId }),
+      maxConcurrency: positiveNumber(options.maxConcurrency, 'options.maxConcurrency', DEFAULT_MAX_CONCURRENCY),
+      maxBodyBytes: positiveNumber(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES),
+      defaultTimeoutMs: positiveNumber(options.defaultTimeoutMs, 'options.defaultTimeoutMs', DEFAULT_TIMEOUT_MS),
+      envCheck,
+      missingEnv: [...missingEnv],
+      ...(options.indexHash !== undefined && { indexHash: options.indexHash }),
+    },
+    dispatch,
+    abort,
+    event,
+  );
+
+  async function prewarm() {
+    const failures = [];
+    const tools = new Map(index.tools.map((t) => [toolKey(t), t]));
+    const checks = new Map(index.guardrails.map((g) => [g.checkId ?? g.id, g]));
+    const targets = [
+      ...[...tools.values()].map((t) => ({ ids: { toolId: t.id }, id: t.id, modulePath: t.modulePath })),
+      ...[...checks].map(([id, g]) => ({ ids: { checkId: id }, id, modulePath: g.checkModulePath })),
+    ];
+    for (const target of targets) {
+      try {
+        await importModule(resolveModule(target.modulePath));
+      } catch (cause) {
+        failures.push({
+          v: 2,
+          kind: 'error',
+          code: 'handler-import-failed',
+          message: `${target.id}: ${describeCause(cause)}`,
+          ...target.ids,
+        });
+      }
+    }
+    service.setWarm(failures.length === 0);
+    return failures;
+  }
+
+  return {
+    prewarm,
+    drain: (graceMs) => service.drain(graceMs),
+    inFlight: () => service.inFlight(),
+    ready: () => service.ready(),
+    /** Serves from Rust (hyper) on `host:port`; resolves with the bound port. */
+    async listen(port, host) {
+      const outcome = await service.listen(host ?? '::', port);
+      if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error);
+      return outcome.port;
+    },
+    /** Drains for up to `graceMs`, closes every connection and lets the process exit. */
+    stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs),
   };
 }

@@ -14,7 +14,7 @@ Compares the native validator (lib/validate.js compileSchema) with Ajv configure
 TypeScript package (Ajv2020, strict, allErrors, allowUnionTypes, ajv-formats; useDefaults on the
 input side): compile agreement (same refusals: same error name and message), validity, issues
 (deep-equal, same key order) and default-filled values, for:
-  - every JSON file of ../shared/corpus/json-schema-test-suite/tests/draft2020-12 (optional/ too);
+  - every JSON file of __test__/fixtures/json-schema-test-suite/tests/draft2020-12 (optional/ too);
   - seeded generated schema/instance pairs (about a tenth of the schemas are refused on purpose).
 Every schema runs on both sides.
 

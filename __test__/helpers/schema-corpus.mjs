@@ -1,5 +1,5 @@
-// The official JSON-Schema-Test-Suite (draft 2020-12, including `optional/`), kept in the shared
-// folder next to the repository: `<repo>/../shared/corpus/json-schema-test-suite/`.
+// The official JSON-Schema-Test-Suite (draft 2020-12, including `optional/`), vendored under
+// `__test__/fixtures/json-schema-test-suite/` (see its SOURCE.txt) so a clean clone tests alone.
 //
 // Only the tests are loaded. The suite's `remotes/` is NOT registered with Ajv (the TypeScript
 // package registers no extra schemas), so refs to remote URLs fail to compile on both sides.
@@ -9,9 +9,7 @@ import path from 'node:path';
 
 /** The repository root: two levels up from `__test__/helpers/`. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The shared folder is a sibling of the repository root folder. */
-export const SHARED_DIR = path.join(path.dirname(path.resolve(REPO_ROOT)), 'shared');
-export const SUITE_DIR = path.join(SHARED_DIR, 'corpus', 'json-schema-test-suite');
+export const SUITE_DIR = path.join(REPO_ROOT, '__test__', 'fixtures', 'json-schema-test-suite');
 export const CORPUS_DIR = path.join(SUITE_DIR, 'tests', 'draft2020-12');
 
 /** Every `.json` file under `dir`, recursively, as sorted '/'-separated paths relative to `dir`. */
@@ -30,7 +28,7 @@ function listJsonFiles(dir, prefix = '') {
 /** The corpus file list (relative paths such as `ref.json`, `optional/format/date.json`). */
 export function corpusFiles({ filter } = {}) {
   if (!existsSync(CORPUS_DIR)) {
-    throw new Error(`JSON-Schema-Test-Suite not found at ${CORPUS_DIR} (expected <repo>/../shared/corpus/json-schema-test-suite)`);
+    throw new Error(`JSON-Schema-Test-Suite not found at ${CORPUS_DIR} (it is vendored in the repository)`);
   }
   const files = listJsonFiles(CORPUS_DIR);
   return filter ? files.filter((file) => file.includes(filter)) : files;

@@ -1,7 +1,7 @@
 //! One call to pack code, as the service hands it to a [`Runner`]: what to run, the parsed
 //! request, and the call's abort (its deadline passed, or its caller went away).
 
-use crate::protocol::PackErrorMessage;
+use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::catalog::{Check, Tool};
 use serde_json::Value;
 use std::future::Future;
@@ -99,21 +99,23 @@ pub enum Answer {
     /// The whole response message as compact JSON (`result` or `check-result`).
     Message(String),
     Error(PackErrorMessage),
+    /// An error message already written as JSON (by the JS runner), with its code.
+    ErrorJson {
+        code: PackErrorCode,
+        json: String,
+    },
+    /// The service itself failed on this call (an answer JSON cannot hold): a 500 whose
+    /// `error` is this text.
+    Failed(String),
 }
 
 impl Answer {
     /// `ok` or the error code: the call's outcome in events and records.
     pub fn outcome(&self) -> &'static str {
         match self {
-            Answer::Message(_) => "ok",
+            Answer::Message(_) | Answer::Failed(_) => "ok",
             Answer::Error(error) => error.code.as_str(),
-        }
-    }
-
-    pub fn into_json(self) -> String {
-        match self {
-            Answer::Message(text) => text,
-            Answer::Error(error) => error.to_json(),
+            Answer::ErrorJson { code, .. } => code.as_str(),
         }
     }
 }

@@ -14,6 +14,8 @@ use std::sync::Arc;
 /// One indexed tool version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
+    /// Where the entry stands in the index's `tools`.
+    pub position: usize,
     pub id: String,
     pub version: Option<String>,
     pub module_path: String,
@@ -26,6 +28,8 @@ pub struct Tool {
 /// One indexed guardrail, as a check the service runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
+    /// Where the entry stands in the index's `guardrails`.
+    pub position: usize,
     /// `checkId`, else the guardrail's `id`: what a `check-invoke` names.
     pub id: String,
     pub module_path: String,
@@ -178,6 +182,7 @@ impl Catalog {
                 continue;
             };
             let tool = Tool {
+                position: at,
                 id: read.string(object, "id", &what),
                 version: read.optional_string(object, "version", &what),
                 module_path: read.string(object, "modulePath", &what),
@@ -194,6 +199,7 @@ impl Catalog {
             let id = read.string(object, "id", &what);
             let check_id = read.optional_string(object, "checkId", &what);
             let check = Check {
+                position: at,
                 id: check_id.unwrap_or(id),
                 module_path: read.string(object, "checkModulePath", &what),
                 config_schema: object.get("configSchema").cloned(),

@@ -294,14 +294,17 @@ impl PackService {
                 .await
             }
         };
-        let outcome = answer.outcome();
         (self.events)(ServiceEvent::Call {
             target: word,
             id,
             duration_ms: started.elapsed().as_millis(),
-            outcome,
+            outcome: answer.outcome(),
         });
-        Outcome::Message(answer.into_json())
+        match answer {
+            Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
+            Answer::Error(error) => Outcome::Message(error.to_json()),
+            Answer::Failed(reason) => Outcome::Reply(Reply::error(500, &reason)),
+        }
     }
 
     /// A tool call's `ctx.tenantId` must name the pinned tenant, when there is one.

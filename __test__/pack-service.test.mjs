@@ -1,0 +1,238 @@
+// createPackService over real HTTP on loopback: the Rust server, JS handlers through the
+// dispatcher, against the fixture pack (a copy of the shared js-pack).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createPackService } from '../lib/pack-service.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const packRoot = join(here, 'fixtures', 'js-pack');
+const fixtureIndex = JSON.parse(readFileSync(join(packRoot, 'index.json'), 'utf8'));
+const TOKEN = 'test-token';
+const ctx = { tenantId: 't1', runId: 'r1' };
+
+async function started(options = {}) {
+  const events = [];
+  const service = createPackService({
+    index: fixtureIndex,
+    resolveModule: (p) => resolve(packRoot, p),
+    token: TOKEN,
+    env: {},
+    logger: (e) => events.push(e),
+    ...options,
+  });
+  const failures = await service.prewarm();
+  assert.deepEqual(failures, []);
+  const port = await service.listen(0, '127.0.0.1');
+  const url = (path) => `http://127.0.0.1:${port}${path}`;
+  const invoke = async (body, headers = {}, signal) => {
+    const res = await fetch(url('/v1/invoke'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal,
+    });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  };
+  return { service, events, url, invoke };
+}
+
+const tool = (id, input = {}, extra = {}) => ({ v: 2, kind: 'invoke', tool: { id }, input, ctx, ...extra });
+
+async function until(condition, what) {
+  for (let i = 0; i < 1000; i += 1) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('answers calls with the TypeScript bytes and headers', async () => {
+  const { service, invoke, url } = await started({ indexHash: 'sha256:ab' });
+  try {
+    const echoed = await invoke(tool('fixture.echo', { text: 'hi' }));
+    assert.equal(echoed.status, 200);
+    assert.equal(echoed.text, '{"v":2,"kind":"result","output":{"text":"hi","n":1}}');
+    assert.equal(echoed.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(echoed.headers.get('kindgi-artifact-version'), fixtureIndex.artifactVersion);
+    assert.match(echoed.headers.get('kindgi-duration-ms'), /^\d+$/);
+
+    const thrown = JSON.parse((await invoke(tool('fixture.throw'))).text);
+    assert.equal(thrown.code, 'handler-throw');
+    assert.equal(thrown.message, 'Handler for tool "fixture.throw" threw: Error: boom');
+    assert.deepEqual(Object.keys(thrown), ['v', 'kind', 'code', 'message', 'toolId', 'cause']);
+
+    const bad = JSON.parse((await invoke(tool('fixture.bad-output'))).text);
+    assert.equal(bad.code, 'output-validation-failed');
+    assert.deepEqual(
+      bad.issues.map((i) => i.keyword),
+      ['required', 'additionalProperties'],
+    );
+
+    const invalid = JSON.parse((await invoke(tool('fixture.sleep', { ms: -1 }))).text);
+    assert.equal(invalid.code, 'input-validation-failed');
+    assert.equal(invalid.issues[0].message, 'must be >= 0');
+
+    assert.equal(
+      (await invoke(tool('fixture.nope'))).text,
+      '{"v":2,"kind":"error","code":"tool-not-in-pack","message":"This pack has no tool \\"fixture.nope\\"","toolId":"fixture.nope"}',
+    );
+    const versioned = JSON.parse((await invoke({ ...tool('fixture.versioned'), tool: { id: 'fixture.versioned', version: '9' } })).text);
+    assert.equal(versioned.message, 'Tool "fixture.versioned" is 1.2.0 in this pack; the caller asked for 9');
+
+    const check = { v: 2, kind: 'check-invoke', check: { id: 'fixture.checks.max-len' }, config: { max: 3 }, trace: {} };
+    assert.equal(JSON.parse((await invoke(check)).text).kind, 'check-result');
+    const badConfig = JSON.parse((await invoke({ ...check, config: { max: -1 } })).text);
+    assert.equal(badConfig.message, 'Check "fixture.checks.max-len" config failed validation at /max: must be >= 0');
+    assert.equal(badConfig.checkId, 'fixture.checks.max-len');
+    assert.equal(badConfig.toolId, undefined);
+
+    assert.equal(
+      (await invoke('{nope')).text,
+      '{"v":2,"kind":"error","code":"malformed-message","message":"Request body is not valid JSON"}',
+    );
+
+    const info = await fetch(url('/v1/info'), { headers: { 'kindgi-pack-token': TOKEN } });
+    const body = await info.json();
+    assert.deepEqual(Object.keys(body), ['protocol', 'packId', 'packVersion', 'artifactVersion', 'indexHash', 'tools', 'checks', 'missingEnv']);
+    assert.equal(body.indexHash, 'sha256:ab');
+    assert.deepEqual(body.checks, ['fixture.checks.max-len']);
+    assert.deepEqual(body.tools.find((t) => t.id === 'fixture.versioned'), { id: 'fixture.versioned', version: '1.2.0' });
+  } finally {
+    await service.stop(100);
+  }
+});
+
+test('the handler context hides secrets and log, and carries the abort signal', async () => {
+  const seen = [];
+  const index = { ...fixtureIndex, tools: [{ id: 'probe', modulePath: 'probe.mjs', input: { type: 'object' }, output: { type: 'object' } }], guardrails: [] };
+  const { service, invoke } = await started({
+    index,
+    importModule: async () => ({
+      default: (input, c) => {
+        seen.push(c);
+        return { keys: Object.keys(c), secret: c.secrets?.key, hasLog: typeof c.log?.info === 'function' };
+      },
+    }),
+  });
+  try {
+    const answered = await invoke({ ...tool('probe'), ctx: { ...ctx, secrets: { key: 's3' }, idempotencyKey: 'k' } });
+    assert.deepEqual(JSON.parse(answered.text).output, {
+      keys: ['tenantId', 'runId', 'idempotencyKey', 'abortSignal'],
+      secret: 's3',
+      hasLog: true,
+    });
+    assert.ok(seen[0].abortSignal instanceof AbortSignal);
+    assert.equal(JSON.stringify(seen[0]).includes('s3'), false);
+  } finally {
+    await service.stop(100);
+  }
+});
+
+test('deadlines, cancellation and handlers that ignore their abort', async () => {
+  const index = {
+    ...fixtureIndex,
+    tools: [...fixtureIndex.tools, { id: 'stubborn', modulePath: 'stubborn.mjs', input: { type: 'object' }, output: { type: 'object' } }],
+  };
+  const { service, invoke, events } = await started({
+    index,
+    importModule: async (p) =>
+      p.endsWith('stubborn.mjs')
+        ? { default: () => new Promise((r) => setTimeout(() => r({}), 150)) }
+        : import(new URL(`file://${p}`).href),
+  });
+  try {
+    const late = await invoke(tool('fixture.sleep', { ms: 5000 }), { 'kindgi-timeout-ms': '50' });
+    assert.equal(
+      late.text,
+      '{"v":2,"kind":"error","code":"deadline-exceeded","message":"fixture.sleep passed its deadline","toolId":"fixture.sleep"}',
+    );
+    const stubborn = await invoke(tool('stubborn'), { 'kindgi-timeout-ms': '20' });
+    assert.equal(JSON.parse(stubborn.text).code, 'deadline-exceeded');
+    await until(() => events.some((e) => e.kind === 'handler-finished-late'), 'the late event');
+
+    const hangUp = new AbortController();
+    const pending = invoke(tool('fixture.sleep', { ms: 5000 }), {}, hangUp.signal).catch((e) => e);
+    await until(() => service.inFlight() === 1, 'the call to start');
+    hangUp.abort();
+    assert.equal((await pending).name, 'AbortError');
+    await until(() => events.some((e) => e.kind === 'call' && e.outcome === 'cancelled'), 'the cancelled call');
+    await until(() => service.inFlight() === 0, 'the call to end');
+    await new Promise((r) => setTimeout(r, 50));
+    // Only the handler that ignored its abort is reported late; fixture.sleep honours it.
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'handler-finished-late').map((e) => e.id),
+      ['stubborn'],
+    );
+  } finally {
+    await service.stop(100);
+  }
+});
+
+test('the concurrency cap, missing env and tenant pinning answer before any handler runs', async () => {
+  const capped = await started({ maxConcurrency: 1 });
+  try {
+    const first = capped.invoke(tool('fixture.sleep', { ms: 200 }));
+    await until(() => capped.service.inFlight() === 1, 'the first call');
+    const refused = await capped.invoke(tool('fixture.echo', { text: 'x' }));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.text, '{"error":"overloaded"}');
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal((await first).status, 200);
+  } finally {
+    await capped.service.stop(100);
+  }
+
+  const index = { ...fixtureIndex, env: { required: ['NEEDED'] } };
+  const missing = await started({ index });
+  try {
+    assert.equal(missing.service.ready(), false);
+    const ready = await fetch(missing.url('/readyz'));
+    assert.equal(ready.status, 503);
+    assert.deepEqual(await ready.json(), { error: 'missing env', missingEnv: ['NEEDED'] });
+    assert.deepEqual(missing.events[0], { kind: 'missing-env', check: 'strict', names: ['NEEDED'] });
+  } finally {
+    await missing.service.stop(100);
+  }
+
+  const pinned = await started({ tenantId: 't1' });
+  try {
+    const none = await pinned.invoke(tool('fixture.echo', { text: 'x' }));
+    assert.equal(none.status, 421);
+    assert.equal(none.text, '{"code":"pack-tenant-mismatch"}');
+    const other = await pinned.invoke({ ...tool('fixture.echo', { text: 'x' }), ctx: { ...ctx, tenantId: 't2' } }, { 'kindgi-tenant-id': 't1' });
+    assert.equal(other.status, 421);
+    const ok = await pinned.invoke(tool('fixture.echo', { text: 'x' }), { 'kindgi-tenant-id': 't1' });
+    assert.equal(ok.status, 200);
+  } finally {
+    await pinned.service.stop(100);
+  }
+});
+
+test('a process exits within a second of stop(), even with a handler that never settles', async () => {
+  const script = `
+    import { createPackService } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
+    const service = createPackService({
+      index: { v: 1, packId: 'p', packVersion: '1', artifactVersion: 'a', tools: [{ id: 'hang', modulePath: 'hang.mjs', input: { type: 'object' } }], guardrails: [], agents: [], flows: [] },
+      resolveModule: (p) => p, token: 't', env: {},
+      importModule: async () => ({ default: () => new Promise(() => {}) }),
+    });
+    await service.prewarm();
+    const port = await service.listen(0, '127.0.0.1');
+    fetch('http://127.0.0.1:' + port + '/v1/invoke', { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': 't' },
+      body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'hang' }, input: {}, ctx: { tenantId: 't', runId: 'r' } }) }).catch(() => {});
+    while (service.inFlight() === 0) await new Promise((r) => setTimeout(r, 5));
+    await service.stop(100);
+    process.stdout.write(String(Date.now()));
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  const exitedAt = Date.now();
+  assert.equal(code, 0);
+  assert.ok(exitedAt - Number(out) < 1000, `exited ${exitedAt - Number(out)} ms after stop()`);
+});

@@ -1,0 +1,348 @@
+//! The pack service for JavaScript: the Rust service with pack code called through
+//! threadsafe functions.
+//!
+//! One `dispatch` function starts every call in JS and JS answers with `settle(id, …)`
+//! (a returned Promise would cost napi closures and GC pauses per call); a second function
+//! forwards aborts to the call's `AbortController`; a third delivers service events.
+//! `stop()` releases all three, so nothing native keeps the process alive afterwards.
+
+use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
+use crate::env::{parse_pack_env_check, PackEnvCheck};
+use crate::protocol::PackErrorCode;
+use crate::service::call::{Answer, Call, CallAbort, RunFuture, Runner, Settled, Target};
+use crate::service::catalog::Catalog;
+use crate::service::core::{PackService, ServiceEvent, ServiceOptions};
+use crate::service::server::{serve, Listening};
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{
+    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
+use napi::Status;
+use napi_derive::napi;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false>;
+/// `(callId, "tool" | "check", position in the index list, request JSON)`.
+type DispatchArgs = FnArgs<(u32, String, u32, String)>;
+/// `(callId, reason)`.
+type AbortArgs = FnArgs<(u32, String)>;
+
+struct JsFunctions {
+    dispatch: Tsfn<DispatchArgs>,
+    abort: Tsfn<AbortArgs>,
+    events: Tsfn<String>,
+}
+
+/// Runs calls in JavaScript; holds the threadsafe functions until released.
+struct JsRunner {
+    functions: Mutex<Option<Arc<JsFunctions>>>,
+    pending: Mutex<HashMap<u32, oneshot::Sender<Settled>>>,
+    next_id: AtomicU32,
+}
+
+impl JsRunner {
+    fn functions(&self) -> Option<Arc<JsFunctions>> {
+        self.functions.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn release(&self) {
+        if let Ok(mut functions) = self.functions.lock() {
+            functions.take();
+        }
+    }
+
+    fn event(&self, event: ServiceEvent) {
+        if let Some(functions) = self.functions() {
+            functions
+                .events
+                .call(event_json(&event), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// Removes a call's slot when its future ends, answered or not.
+struct PendingSlot<'a> {
+    runner: &'a JsRunner,
+    id: u32,
+}
+
+impl Drop for PendingSlot<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut pending) = self.runner.pending.lock() {
+            pending.remove(&self.id);
+        }
+    }
+}
+
+impl Runner for Arc<JsRunner> {
+    fn run(&self, call: Call, abort: CallAbort) -> RunFuture {
+        let runner = Arc::clone(self);
+        Box::pin(async move {
+            let id = runner.next_id.fetch_add(1, Ordering::Relaxed);
+            let word = call.target.word();
+            let (settle, settled) = oneshot::channel();
+            if let Ok(mut pending) = runner.pending.lock() {
+                pending.insert(id, settle);
+            }
+            let _slot = PendingSlot {
+                runner: &runner,
+                id,
+            };
+            let Some(functions) = runner.functions() else {
+                return stopped(word, &call.id);
+            };
+            let position = match &call.target {
+                Target::Tool(tool) => tool.position,
+                Target::Check(check) => check.position,
+            };
+            let status = functions.dispatch.call(
+                (
+                    id,
+                    word.to_owned(),
+                    u32::try_from(position).unwrap_or(u32::MAX),
+                    call.message.to_string(),
+                )
+                    .into(),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+            if status != Status::Ok {
+                return stopped(word, &call.id);
+            }
+            tokio::pin!(settled);
+            tokio::select! {
+                settled = &mut settled => return settled.unwrap_or_else(|_| stopped(word, &call.id)),
+                reason = abort.aborted() => {
+                    functions.abort.call(
+                        (id, reason.as_str().to_owned()).into(),
+                        ThreadsafeFunctionCallMode::NonBlocking,
+                    );
+                }
+            }
+            // The handler runs on after its abort; its settle still ends the call.
+            drop(functions);
+            settled.await.unwrap_or_else(|_| stopped(word, &call.id))
+        })
+    }
+}
+
+/// The answer of a call whose JS side is gone (the service was stopped under it).
+fn stopped(word: &str, id: &str) -> Settled {
+    Settled {
+        answer: Answer::Failed(format!(
+            "The pack service stopped before the {word} {id} ran"
+        )),
+        honoured_abort: true,
+    }
+}
+
+fn event_json(event: &ServiceEvent) -> String {
+    match event {
+        ServiceEvent::Call {
+            target,
+            id,
+            duration_ms,
+            outcome,
+        } => serde_json::json!({
+            "kind": "call", "target": target, "id": id,
+            "durationMs": *duration_ms as u64, "outcome": outcome
+        }),
+        ServiceEvent::FinishedLate {
+            target,
+            id,
+            after_ms,
+        } => serde_json::json!({
+            "kind": "handler-finished-late", "target": target, "id": id,
+            "afterMs": *after_ms as u64
+        }),
+    }
+    .to_string()
+}
+
+#[napi(object)]
+pub struct NativePackServiceOptions {
+    /// The index, as JSON text.
+    pub index_json: String,
+    pub token: String,
+    pub tenant: Option<String>,
+    pub max_concurrency: u32,
+    pub max_body_bytes: f64,
+    pub default_timeout_ms: f64,
+    pub env_check: String,
+    pub missing_env: Vec<String>,
+    pub index_hash: Option<String>,
+}
+
+#[napi(object)]
+pub struct ListenOutcome {
+    pub port: Option<u32>,
+    pub error: Option<String>,
+}
+
+#[napi]
+pub struct NativePackService {
+    service: Arc<PackService>,
+    runner: Arc<JsRunner>,
+    listening: tokio::sync::Mutex<Option<Listening>>,
+}
+
+fn invalid(message: impl Into<String>) -> JsError {
+    NativeError::new(NativeErrorCode::InvalidArgument, message).into()
+}
+
+#[napi(
+    js_name = "createNativePackService",
+    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void"
+)]
+pub fn create_native_pack_service(
+    options: NativePackServiceOptions,
+    dispatch: Tsfn<DispatchArgs>,
+    abort: Tsfn<AbortArgs>,
+    events: Tsfn<String>,
+) -> Result<NativePackService, JsError> {
+    let index: serde_json::Value = serde_json::from_str(&options.index_json)
+        .map_err(|e| invalid(format!("The index is not JSON: {e}")))?;
+    let catalog = Catalog::from_index(&index).map_err(|problems| invalid(problems.join("\n")))?;
+    let env_check: PackEnvCheck =
+        parse_pack_env_check(Some(&options.env_check)).map_err(invalid)?;
+    let runner = Arc::new(JsRunner {
+        functions: Mutex::new(Some(Arc::new(JsFunctions {
+            dispatch,
+            abort,
+            events,
+        }))),
+        pending: Mutex::new(HashMap::new()),
+        next_id: AtomicU32::new(1),
+    });
+    let sink = Arc::clone(&runner);
+    let service = PackService::new(
+        ServiceOptions {
+            catalog,
+            token: options.token,
+            tenant: options.tenant,
+            max_concurrency: options.max_concurrency as usize,
+            max_body_bytes: options.max_body_bytes as usize,
+            default_timeout_ms: options.default_timeout_ms as u64,
+            env_check,
+            missing_env: options.missing_env,
+            index_hash: options.index_hash,
+        },
+        Arc::new(Arc::clone(&runner)),
+        Arc::new(move |event| sink.event(event)),
+    );
+    Ok(NativePackService {
+        service: Arc::new(service),
+        runner,
+        listening: tokio::sync::Mutex::new(None),
+    })
+}
+
+#[napi]
+impl NativePackService {
+    /// Ends call `id` with its response JSON and outcome (`ok` or an error code), or, with
+    /// `failure`, a 500 whose `error` is that text. Returns false when the call is gone.
+    #[napi]
+    pub fn settle(
+        &self,
+        id: u32,
+        response: String,
+        outcome: String,
+        honoured_abort: bool,
+        failure: Option<String>,
+    ) -> bool {
+        let answer = match (failure, PackErrorCode::parse(&outcome)) {
+            (Some(reason), _) => Answer::Failed(reason),
+            (None, Some(code)) => Answer::ErrorJson {
+                code,
+                json: response,
+            },
+            (None, None) => Answer::Message(response),
+        };
+        let slot = self
+            .runner
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut pending| pending.remove(&id));
+        slot.is_some_and(|settle| {
+            settle
+                .send(Settled {
+                    answer,
+                    honoured_abort,
+                })
+                .is_ok()
+        })
+    }
+
+    #[napi]
+    pub fn set_warm(&self, warm: bool) {
+        self.service.admission().set_warm(warm);
+    }
+
+    #[napi]
+    pub fn in_flight(&self) -> u32 {
+        u32::try_from(self.service.admission().in_flight()).unwrap_or(u32::MAX)
+    }
+
+    #[napi]
+    pub fn ready(&self) -> bool {
+        self.service.not_ready().is_none()
+    }
+
+    /// Listens on `host:port` (port 0 picks one). A failure comes back as data: a rejected
+    /// promise from an async binding cannot carry a stable `code`.
+    #[napi]
+    pub async fn listen(&self, host: String, port: u32) -> ListenOutcome {
+        let mut listening = self.listening.lock().await;
+        let refused = |error: String| ListenOutcome {
+            port: None,
+            error: Some(error),
+        };
+        if listening.is_some() {
+            return refused("The pack service is already listening".into());
+        }
+        let Ok(port) = u16::try_from(port) else {
+            return refused(format!("{port} is not a port number"));
+        };
+        let bound = match tokio::net::TcpListener::bind((host.as_str(), port)).await {
+            Ok(listener) => serve(Arc::clone(&self.service), listener),
+            Err(error) => Err(error),
+        };
+        match bound {
+            Ok(started) => {
+                let port = u32::from(started.local_addr().port());
+                *listening = Some(started);
+                ListenOutcome {
+                    port: Some(port),
+                    error: None,
+                }
+            }
+            Err(error) => refused(format!("Cannot listen on {host}:{port}: {error}")),
+        }
+    }
+
+    /// Stops taking calls and waits up to `graceMs` for the ones in flight.
+    #[napi]
+    pub async fn drain(&self, grace_ms: f64) {
+        self.service
+            .admission()
+            .drain(Duration::from_millis(grace_ms.max(0.0) as u64))
+            .await;
+    }
+
+    /// Drains, closes every connection and releases the JS functions, so the process can exit.
+    #[napi]
+    pub async fn stop(&self, grace_ms: f64) {
+        let grace = Duration::from_millis(grace_ms.max(0.0) as u64);
+        match self.listening.lock().await.take() {
+            Some(listening) => listening.stop(grace).await,
+            None => {
+                self.service.admission().drain(grace).await;
+            }
+        }
+        self.runner.release();
+    }
+}
