@@ -17,6 +17,8 @@ export interface PackServiceConfig {
   readonly maxConcurrency?: number;
   readonly envCheck?: PackEnvCheck;
   readonly envFilter?: PackEnvFilter;
+  /** `KINDGI_PACK_TENANT_ID` (protocol 2.7.0): the one tenant this service serves. */
+  readonly tenantId?: string;
 }
 
 /**
@@ -108,3 +110,29 @@ export interface PackService {
 
 /** The pack service: HTTP, admission, deadlines and validation in Rust; pack code in JS. */
 export declare function createPackService(options: PackServiceOptions): PackService;
+
+export interface RunningPackService {
+  readonly service: PackService;
+  /** The bound port. */
+  readonly port: number;
+  /** Drains for up to `graceMs` (default 8000), then closes every connection. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** What `startPackService` reports to a function logger, besides the service's own events. */
+export type PackServiceStartEvent =
+  | PackServiceLogEvent
+  | { readonly kind: 'listening'; readonly port: number; readonly packId: string; readonly artifactVersion: string }
+  | { readonly kind: 'env-dropped'; readonly names: readonly string[] };
+
+/**
+ * Boots the service from a `PackServiceConfig`: reads the index, the bundle map, checks every
+ * module exists, applies the env filter, prewarms, listens. Every problem is collected.
+ */
+export declare function startPackService(
+  config: PackServiceConfig,
+  logs?: (event: PackServiceStartEvent) => void,
+): Promise<
+  | { readonly kind: 'ok'; readonly value: RunningPackService }
+  | { readonly kind: 'err'; readonly problems: readonly string[] }
+>;

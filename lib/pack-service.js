@@ -1,12 +1,14 @@
 // The pack service (`@kindgi/handler-runtime-native/pack-service`). So far: its process
 // configuration. The rules and messages live in Rust (src/service/config.rs); paths resolve
 // here, with Node's own `path` rules.
-import { dirname, resolve } from 'node:path';
+import { access, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import { runCheck, runHandler } from './handler-runner.js';
 import { native } from './native.js';
-import { missingPackEnv } from './pack-env.js';
+import { indexHash } from './kindgi-index.js';
+import { missingPackEnv, undeclaredPackEnv } from './pack-env.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */
 export const PACK_SERVICE_DRAIN_MS = 8000;
@@ -42,6 +44,7 @@ export function readPackServiceConfig(argv, env) {
       ...(read.maxConcurrency !== undefined && { maxConcurrency: read.maxConcurrency }),
       envCheck: read.envCheck,
       envFilter: read.envFilter,
+      ...(text(env.KINDGI_PACK_TENANT_ID) && { tenantId: env.KINDGI_PACK_TENANT_ID }),
     },
   };
 }
@@ -289,5 +292,107 @@ export function createPackService(options) {
     },
     /** Drains for up to `graceMs`, closes every connection and lets the process exit. */
     stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// startPackService: the process's boot sequence, every problem collected.
+
+/** The bundle map at `file`: source path → bundle path, or a problem. */
+async function readBundleMap(file) {
+  let map;
+  try {
+    map = JSON.parse(await readFile(file, 'utf8'));
+  } catch (cause) {
+    return { problem: `Cannot read the bundle map ${file}: ${cause?.name ?? 'Error'}: ${describeCause(cause)}` };
+  }
+  const valid =
+    map !== null &&
+    typeof map === 'object' &&
+    !Array.isArray(map) &&
+    Object.values(map).every((target) => typeof target === 'string' && target !== '');
+  return valid ? { map } : { problem: `The bundle map ${file} must be a JSON object of source path → bundle path.` };
+}
+
+export async function startPackService(config, logs) {
+  if (config === null || typeof config !== 'object') {
+    throw invalidArgument(`config must be a PackServiceConfig, not ${describe(config)}`);
+  }
+  const emit = typeof logs === 'function' ? logs : noop;
+  const failed = (problems) => ({ kind: 'err', problems });
+
+  let bytes;
+  let index;
+  try {
+    bytes = await readFile(config.indexPath);
+    index = JSON.parse(bytes.toString('utf8'));
+  } catch (cause) {
+    return failed([`Cannot read the pack index: ${describeCause(cause)}`]);
+  }
+  if (index?.v !== 1) return failed([`Index envelope v${String(index?.v)} is not v1`]);
+
+  let bundles = {};
+  if (config.bundleMapPath !== undefined) {
+    const read = await readBundleMap(config.bundleMapPath);
+    if (read.problem !== undefined) return failed([read.problem]);
+    bundles = read.map;
+  }
+  const resolveModule = (modulePath) => {
+    const target = Object.hasOwn(bundles, modulePath) ? bundles[modulePath] : modulePath;
+    return isAbsolute(target) ? target : resolve(config.moduleRoot, target);
+  };
+
+  const modulePaths = [
+    ...(Array.isArray(index.tools) ? index.tools : []).map((t) => t?.modulePath),
+    ...(Array.isArray(index.guardrails) ? index.guardrails : []).map((g) => g?.checkModulePath),
+  ];
+  const missing = [];
+  for (const modulePath of modulePaths) {
+    try {
+      await access(resolveModule(String(modulePath)));
+    } catch {
+      missing.push(`Missing module: ${modulePath}`);
+    }
+  }
+  if (missing.length > 0) return failed(missing);
+
+  // Before any pack module loads: pack code never sees what it did not declare.
+  if (config.envFilter === 'on') {
+    const names = [...undeclaredPackEnv(index.env, process.env)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) delete process.env[name];
+    if (names.length > 0) emit({ kind: 'env-dropped', names });
+  }
+
+  let service;
+  try {
+    service = createPackService({
+      index,
+      resolveModule,
+      token: config.token,
+      ...(config.maxConcurrency !== undefined && { maxConcurrency: config.maxConcurrency }),
+      ...(config.envCheck !== undefined && { envCheck: config.envCheck }),
+      ...(config.tenantId !== undefined && { tenantId: config.tenantId }),
+      indexHash: indexHash(bytes),
+      logger: emit,
+    });
+  } catch (cause) {
+    return failed(describeCause(cause).split('\n'));
+  }
+  const failures = await service.prewarm();
+  if (failures.length > 0) {
+    await service.stop(0);
+    return failed(failures.map((f) => f.message));
+  }
+  let port;
+  try {
+    port = await service.listen(config.port, config.host);
+  } catch (cause) {
+    await service.stop(0);
+    return failed([describeCause(cause)]);
+  }
+  emit({ kind: 'listening', port, packId: index.packId, artifactVersion: index.artifactVersion });
+  return {
+    kind: 'ok',
+    value: { service, port, stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs) },
   };
 }

@@ -1,0 +1,139 @@
+// The `kindgi-pack-service` process: lifecycle lines, boot failures, the token removed before
+// pack code loads, the env filter, tenant pinning, missing env and SIGTERM drain.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
+const packRoot = join(here, 'fixtures', 'js-pack');
+const indexPath = join(packRoot, 'index.json');
+const TOKEN = 'process-token';
+
+/** Spawns the process; resolves once it wrote `listening` (or exited). */
+function launch(args, env = {}) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const lines = [];
+  let buffered = '';
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  const listening = new Promise((resolve) => {
+    child.stderr.on('data', (chunk) => {
+      buffered += chunk;
+      let at;
+      while ((at = buffered.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffered.slice(0, at));
+        buffered = buffered.slice(at + 1);
+        lines.push(line);
+        if (line.kind === 'listening') resolve(line.port);
+      }
+    });
+    exited.then(() => resolve(undefined));
+  });
+  return { child, lines, exited, listening };
+}
+
+function invoke(port, body, headers = {}) {
+  return fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const call = (id, input = {}, ctx = { tenantId: 't1', runId: 'r1' }) => ({ v: 2, kind: 'invoke', tool: { id }, input, ctx });
+
+test('listens, hides the token and undeclared variables from pack code, drains on SIGTERM', async () => {
+  const run = launch(['--index', indexPath, '--host', '127.0.0.1'], { UNDECLARED_SECRET: 'x', KINDGI_KEEP: 'y', LANG: 'C' });
+  const port = await run.listening;
+  assert.ok(port > 0, 'the listening line carries the bound port');
+  const listening = run.lines.find((l) => l.kind === 'listening');
+  assert.deepEqual(Object.keys(listening), ['time', 'level', 'severity', 'subsystem', 'message', 'port', 'packId', 'artifactVersion', 'event', 'kind']);
+  assert.equal(listening.message, `Listening on port ${port}`);
+  const dropped = run.lines.find((l) => l.kind === 'env-dropped');
+  assert.deepEqual(dropped.names, ['UNDECLARED_SECRET']);
+
+  const env = await (await invoke(port, call('fixture.env'))).json();
+  assert.deepEqual(env.output, { tokenVisible: false });
+
+  const slow = invoke(port, call('fixture.sleep', { ms: 300 }));
+  await new Promise((r) => setTimeout(r, 50));
+  run.child.kill('SIGTERM');
+  const answered = await slow;
+  assert.equal(answered.status, 200);
+  assert.deepEqual(await answered.json(), { v: 2, kind: 'result', output: { slept: 300 } });
+  assert.equal(await run.exited, 0);
+  assert.deepEqual(
+    run.lines.map((l) => l.kind).filter((k) => k === 'draining' || k === 'stopped'),
+    ['draining', 'stopped'],
+  );
+});
+
+test('boot failures and bad configuration exit 1 with every problem', async () => {
+  const missing = launch(['--index', join(tmpdir(), 'no-such-index.json')]);
+  assert.equal(await missing.exited, 1);
+  const failed = missing.lines.find((l) => l.kind === 'boot-failed');
+  assert.equal(failed.message, 'The pack service failed to boot');
+  assert.match(failed.problems[0], /^Cannot read the pack index: ENOENT/);
+
+  const dir = mkdtempSync(join(tmpdir(), 'kindgi-pack-'));
+  const index = JSON.parse(readFileSync(indexPath, 'utf8'));
+  writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
+  const noModules = launch(['--index', join(dir, 'index.json')]);
+  assert.equal(await noModules.exited, 1);
+  const problems = noModules.lines.find((l) => l.kind === 'boot-failed').problems;
+  assert.equal(problems.length, index.tools.length + index.guardrails.length);
+  assert.equal(problems[0], `Missing module: ${index.tools[0].modulePath}`);
+
+  const busy = launch(['--index', indexPath, '--host', '127.0.0.1']);
+  const port = await busy.listening;
+  const second = launch(['--index', indexPath, '--host', '127.0.0.1'], { PORT: String(port) });
+  assert.equal(await second.exited, 1);
+  assert.match(second.lines.find((l) => l.kind === 'boot-failed').problems[0], /^Cannot listen on 127\.0\.0\.1:\d+/);
+  busy.child.kill('SIGTERM');
+  assert.equal(await busy.exited, 0);
+
+  const invalid = launch(['--index', indexPath], { KINDGI_PACK_SERVICE_TOKEN: '', PORT: 'x' });
+  assert.equal(await invalid.exited, 1);
+  assert.deepEqual(invalid.lines.find((l) => l.kind === 'config-invalid').problems, [
+    'KINDGI_PACK_SERVICE_TOKEN is required',
+    'PORT must be a port number, got "x"',
+  ]);
+});
+
+test('a pinned process refuses other tenants; missing env keeps it unready', async () => {
+  const pinned = launch(['--index', indexPath, '--host', '127.0.0.1'], { KINDGI_PACK_TENANT_ID: 't1' });
+  const port = await pinned.listening;
+  try {
+    const none = await invoke(port, call('fixture.echo', { text: 'x' }));
+    assert.equal(none.status, 421);
+    assert.deepEqual(await none.json(), { code: 'pack-tenant-mismatch' });
+    const ok = await invoke(port, call('fixture.echo', { text: 'x' }), { 'kindgi-tenant-id': 't1' });
+    assert.equal(ok.status, 200);
+  } finally {
+    pinned.child.kill('SIGTERM');
+    await pinned.exited;
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'kindgi-pack-'));
+  const index = { ...JSON.parse(readFileSync(indexPath, 'utf8')), env: { required: ['NEEDED_KEY'] } };
+  writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
+  const unready = launch(['--index', join(dir, 'index.json'), '--module-root', packRoot, '--host', '127.0.0.1']);
+  const readyPort = await unready.listening;
+  try {
+    const ready = await fetch(`http://127.0.0.1:${readyPort}/readyz`);
+    assert.equal(ready.status, 503);
+    assert.deepEqual(await ready.json(), { error: 'missing env', missingEnv: ['NEEDED_KEY'] });
+    const warned = unready.lines.find((l) => l.kind === 'missing-env');
+    assert.equal(warned.message, "The pack's env.required name has no value: NEEDED_KEY");
+  } finally {
+    unready.child.kill('SIGTERM');
+    await unready.exited;
+  }
+});
