@@ -236,3 +236,57 @@ test('a process exits within a second of stop(), even with a handler that never 
   assert.equal(code, 0);
   assert.ok(exitedAt - Number(out) < 1000, `exited ${exitedAt - Number(out)} ms after stop()`);
 });
+
+test('handle(req, res) serves the same answers from a caller-owned node:http server', async () => {
+  const { createServer } = await import('node:http');
+  const events = [];
+  const service = createPackService({
+    index: fixtureIndex,
+    resolveModule: (p) => resolve(packRoot, p),
+    token: TOKEN,
+    env: {},
+    logger: (e) => events.push(e),
+    maxBodyBytes: 1024,
+  });
+  await service.prewarm();
+  const server = createServer(service.handle);
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const post = (body, headers = {}, signal) =>
+    fetch(`${base}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal,
+    });
+  try {
+    const echoed = await post(tool('fixture.echo', { text: 'hi' }));
+    assert.equal(echoed.status, 200);
+    assert.equal(await echoed.text(), '{"v":2,"kind":"result","output":{"text":"hi","n":1}}');
+    assert.equal(echoed.headers.get('kindgi-artifact-version'), fixtureIndex.artifactVersion);
+    assert.match(echoed.headers.get('kindgi-duration-ms'), /^\d+$/);
+
+    const missing = await fetch(`${base}/nope?x=1`);
+    assert.equal(missing.status, 404);
+    assert.equal(await missing.text(), '{"error":"No route /nope?x=1"}');
+    const wrongType = await post('{}', { 'content-type': 'text/plain' });
+    assert.equal(wrongType.status, 415);
+    const big = await post(JSON.stringify({ pad: 'x'.repeat(2000) }));
+    assert.equal(big.status, 413);
+    assert.equal(await big.text(), '{"error":"Request body too large"}');
+
+    const late = await post(tool('fixture.sleep', { ms: 5000 }), { 'kindgi-timeout-ms': '30' });
+    assert.equal(JSON.parse(await late.text()).code, 'deadline-exceeded');
+
+    const hangUp = new AbortController();
+    const pending = post(tool('fixture.sleep', { ms: 5000 }), {}, hangUp.signal).catch((e) => e);
+    await until(() => service.inFlight() === 1, 'the call to start');
+    hangUp.abort();
+    await pending;
+    await until(() => events.some((e) => e.kind === 'call' && e.outcome === 'cancelled'), 'the cancelled call');
+    await until(() => service.inFlight() === 0, 'the call to end');
+  } finally {
+    await service.stop(100);
+    await new Promise((r) => server.close(r));
+  }
+});

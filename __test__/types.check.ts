@@ -100,3 +100,6 @@ const bound: Promise<number> = service.listen(0, '127.0.0.1');
 const stopped: Promise<void> = service.stop();
 void bound;
 void stopped;
+import { createServer } from 'node:http';
+const ownServer = createServer(service.handle);
+void ownServer;

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PackEnvCheck, PackEnvFilter } from './pack-env.js';
 import type { PackErrorCode, PackErrorMessage } from './protocol.js';
 
@@ -96,6 +97,8 @@ export interface PackServiceOptions {
 }
 
 export interface PackService {
+  /** A node:http request listener over the same Rust core, for a caller's own server. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Imports every tool and check module; returns the ones that failed. Ready when none did. */
   prewarm(): Promise<readonly PackErrorMessage[]>;
   /** Stops taking calls (for good) and waits up to `graceMs` for the ones in flight. */

@@ -115,6 +115,34 @@ function honouredAbort(signal, response) {
   return cause === signal.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
 }
 
+const headerText = (value) => (typeof value === 'string' ? value : undefined);
+
+/** A node:http request's head as the Rust core reads it (Node already joined and trimmed). */
+function requestHead(req) {
+  const h = req.headers;
+  const length = headerText(h['content-length']);
+  return {
+    method: req.method ?? '',
+    target: req.url ?? '/',
+    token: headerText(h['kindgi-pack-token']),
+    tenant: headerText(h['kindgi-tenant-id']),
+    contentType: headerText(h['content-type']),
+    contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
+    timeoutMs: headerText(h['kindgi-timeout-ms']),
+    traceparent: headerText(h.traceparent),
+  };
+}
+
+/** A JSON reply with an exact length, as the TypeScript service writes every reply. */
+function sendJson(res, status, text, headers = {}) {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
 export function createPackService(options) {
   if (options === null || typeof options !== 'object') {
     throw invalidArgument(`options must be an object, not ${describe(options)}`);
@@ -237,13 +265,14 @@ export function createPackService(options) {
     }
   }
 
+  const maxBodyBytes = positiveNumber(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
   const service = native.createNativePackService(
     {
       indexJson: JSON.stringify(index),
       token: options.token,
       ...(options.tenantId !== undefined && { tenant: options.tenantId }),
       maxConcurrency: positiveNumber(options.maxConcurrency, 'options.maxConcurrency', DEFAULT_MAX_CONCURRENCY),
-      maxBodyBytes: positiveNumber(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES),
+      maxBodyBytes,
       defaultTimeoutMs: positiveNumber(options.defaultTimeoutMs, 'options.defaultTimeoutMs', DEFAULT_TIMEOUT_MS),
       envCheck,
       missingEnv: [...missingEnv],
@@ -279,7 +308,55 @@ export function createPackService(options) {
     return failures;
   }
 
+  /** A node:http request listener over the same Rust core (for callers with their own server). */
+  function handle(req, res) {
+    const head = requestHead(req);
+    const begun = service.begin(head);
+    if (begun.ticket === undefined) {
+      sendJson(res, begun.status, begun.body, begun.retryAfter ? { 'retry-after': '1' } : {});
+      return;
+    }
+    const { ticket } = begun;
+    const chunks = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('error', (cause) => {
+      service.release(ticket);
+      if (!res.writableEnded) sendJson(res, 500, JSON.stringify({ error: describeCause(cause) }));
+    });
+    req.on('end', () => {
+      if (tooLarge) {
+        service.release(ticket);
+        sendJson(res, 413, '{"error":"Request body too large"}');
+        return;
+      }
+      // The caller gave up before its answer: the call is cancelled.
+      res.on('close', () => {
+        if (!res.writableEnded) service.hangUp(ticket);
+      });
+      service.invoke(ticket, head, Buffer.concat(chunks).toString('utf8')).then(
+        (out) => {
+          if (out.status === 0 || res.writableEnded || res.destroyed) return;
+          const headers =
+            out.durationMs === undefined
+              ? {}
+              : { 'kindgi-duration-ms': String(out.durationMs), 'kindgi-artifact-version': out.artifactVersion };
+          sendJson(res, out.status, out.body, headers);
+        },
+        (cause) => {
+          if (!res.writableEnded) sendJson(res, 500, JSON.stringify({ error: describeCause(cause) }));
+        },
+      );
+    });
+  }
+
   return {
+    handle,
     prewarm,
     drain: (graceMs) => service.drain(graceMs),
     inFlight: () => service.inFlight(),

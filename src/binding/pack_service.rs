@@ -11,7 +11,10 @@ use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::protocol::PackErrorCode;
 use crate::service::call::{Answer, Call, CallAbort, RunFuture, Runner, Settled, Target};
 use crate::service::catalog::Catalog;
-use crate::service::core::{PackService, ServiceEvent, ServiceOptions};
+use crate::service::core::{
+    Admitted, Begin, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
+};
+use crate::service::http::Reply;
 use crate::service::server::{serve, Listening};
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{
@@ -182,11 +185,79 @@ pub struct ListenOutcome {
     pub error: Option<String>,
 }
 
+/// A request's head as node:http shows it (`req.headers`, values already joined and trimmed).
+#[napi(object)]
+pub struct RequestHeadJs {
+    pub method: String,
+    pub target: String,
+    pub token: Option<String>,
+    pub tenant: Option<String>,
+    pub content_type: Option<String>,
+    pub content_length: Option<f64>,
+    pub timeout_ms: Option<String>,
+    pub traceparent: Option<String>,
+}
+
+impl From<RequestHeadJs> for RequestHead {
+    fn from(head: RequestHeadJs) -> Self {
+        RequestHead {
+            method: head.method,
+            target: head.target,
+            token: head.token,
+            tenant: head.tenant,
+            content_type: head.content_type,
+            content_length: head
+                .content_length
+                .filter(|n| n.is_finite() && *n >= 0.0)
+                .map(|n| n as u64),
+            timeout_ms: head.timeout_ms,
+            traceparent: head.traceparent,
+        }
+    }
+}
+
+/// What to answer a node:http request: a JSON reply, or (with `ticket`) an admitted call whose
+/// body the JS glue reads and hands to `invoke`. `status` 0 means write nothing: the caller
+/// hung up.
+#[napi(object)]
+pub struct ReplyJs {
+    pub status: u32,
+    pub body: String,
+    pub retry_after: bool,
+    pub ticket: Option<u32>,
+    /// Set on an invoke's 200: `kindgi-duration-ms`.
+    pub duration_ms: Option<f64>,
+    /// Set on an invoke's 200: `kindgi-artifact-version`.
+    pub artifact_version: Option<String>,
+}
+
+impl From<Reply> for ReplyJs {
+    fn from(reply: Reply) -> Self {
+        ReplyJs {
+            status: u32::from(reply.status),
+            body: reply.body,
+            retry_after: reply.retry_after,
+            ticket: None,
+            duration_ms: None,
+            artifact_version: None,
+        }
+    }
+}
+
+/// An admitted node:http call waiting for its body.
+struct Ticket {
+    admitted: Admitted,
+    hung_up: oneshot::Receiver<()>,
+}
+
 #[napi]
 pub struct NativePackService {
     service: Arc<PackService>,
     runner: Arc<JsRunner>,
     listening: tokio::sync::Mutex<Option<Listening>>,
+    tickets: Mutex<HashMap<u32, Ticket>>,
+    hang_ups: Mutex<HashMap<u32, oneshot::Sender<()>>>,
+    next_ticket: AtomicU32,
 }
 
 fn invalid(message: impl Into<String>) -> JsError {
@@ -237,7 +308,26 @@ pub fn create_native_pack_service(
         service: Arc::new(service),
         runner,
         listening: tokio::sync::Mutex::new(None),
+        tickets: Mutex::new(HashMap::new()),
+        hang_ups: Mutex::new(HashMap::new()),
+        next_ticket: AtomicU32::new(1),
     })
+}
+
+impl NativePackService {
+    /// Forgets a ticket and its hang-up, ending the call's count.
+    fn take_ticket(&self, ticket: u32) {
+        if let Ok(mut hang_ups) = self.hang_ups.lock() {
+            hang_ups.remove(&ticket);
+        }
+        if let Ok(mut tickets) = self.tickets.lock() {
+            tickets.remove(&ticket);
+        }
+    }
+
+    fn take_ticket_keeping_hang_up(&self, ticket: u32) -> Option<Ticket> {
+        self.tickets.lock().ok()?.remove(&ticket)
+    }
 }
 
 #[napi]
@@ -275,6 +365,78 @@ impl NativePackService {
                 })
                 .is_ok()
         })
+    }
+
+    /// Routes a node:http request and decides everything before its body.
+    #[napi]
+    pub fn begin(&self, head: RequestHeadJs) -> ReplyJs {
+        match self.service.begin(&RequestHead::from(head)) {
+            Begin::Reply(reply) => reply.into(),
+            Begin::Invoke(admitted) => {
+                let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
+                let (hang_up, hung_up) = oneshot::channel();
+                if let Ok(mut tickets) = self.tickets.lock() {
+                    tickets.insert(ticket, Ticket { admitted, hung_up });
+                }
+                if let Ok(mut hang_ups) = self.hang_ups.lock() {
+                    hang_ups.insert(ticket, hang_up);
+                }
+                ReplyJs {
+                    ticket: Some(ticket),
+                    ..Reply::healthy().into()
+                }
+            }
+        }
+    }
+
+    /// Ends an admitted call that will not be invoked (its body was too large or failed).
+    #[napi]
+    pub fn release(&self, ticket: u32) {
+        self.take_ticket(ticket);
+    }
+
+    /// The caller of an admitted call went away: its handler's abort fires with `cancelled`.
+    #[napi]
+    pub fn hang_up(&self, ticket: u32) {
+        let hang_up = self
+            .hang_ups
+            .lock()
+            .ok()
+            .and_then(|mut hang_ups| hang_ups.remove(&ticket));
+        if let Some(hang_up) = hang_up {
+            // The call may have ended already; then there is nothing to cancel.
+            let _ = hang_up.send(());
+        }
+    }
+
+    /// Runs an admitted call from its body text.
+    #[napi]
+    pub async fn invoke(&self, ticket: u32, head: RequestHeadJs, body: String) -> ReplyJs {
+        let Some(Ticket { admitted, hung_up }) = self.take_ticket_keeping_hang_up(ticket) else {
+            return Reply::error(500, "This call was already answered").into();
+        };
+        let head = RequestHead::from(head);
+        let outcome = tokio::select! {
+            outcome = self.service.invoke(&head, &body) => Some(outcome),
+            // Dropping the invoke cancels the call, as a hyper connection's hang-up does.
+            Ok(()) = hung_up => None,
+        };
+        self.take_ticket(ticket);
+        match outcome {
+            None => ReplyJs {
+                status: 0,
+                ..Reply::healthy().into()
+            },
+            Some(Outcome::Reply(reply)) => reply.into(),
+            Some(Outcome::Message(json)) => ReplyJs {
+                status: 200,
+                body: json,
+                retry_after: false,
+                ticket: None,
+                duration_ms: Some(admitted.elapsed_ms() as f64),
+                artifact_version: Some(self.service.catalog().artifact_version.clone()),
+            },
+        }
     }
 
     #[napi]
