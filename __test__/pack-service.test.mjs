@@ -290,3 +290,42 @@ test('handle(req, res) serves the same answers from a caller-owned node:http ser
     await new Promise((r) => server.close(r));
   }
 });
+
+test('prewarm compiles every validator, so no call compiles one', async () => {
+  let reads = 0;
+  const input = { properties: { text: { type: 'string' } } };
+  Object.defineProperty(input, 'type', {
+    enumerable: true,
+    get() {
+      reads += 1;
+      return 'object';
+    },
+  });
+  const index = {
+    ...fixtureIndex,
+    tools: [{ id: 'counted', modulePath: 'counted.mjs', input, output: { type: 'object' } }],
+    guardrails: [],
+  };
+  const service = createPackService({
+    index,
+    resolveModule: (p) => p,
+    token: TOKEN,
+    env: {},
+    importModule: async () => ({ default: (i) => i }),
+  });
+  const created = reads;
+  await service.prewarm();
+  assert.equal(reads, created + 1, 'prewarm serialized the input schema once, to compile it');
+  const port = await service.listen(0, '127.0.0.1');
+  try {
+    const answered = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN },
+      body: JSON.stringify(tool('counted', { text: 'x' })),
+    });
+    assert.equal(await answered.text(), '{"v":2,"kind":"result","output":{"text":"x"}}');
+    assert.equal(reads, created + 1, 'the call reused the compiled validator');
+  } finally {
+    await service.stop(100);
+  }
+});

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import { runCheck, runHandler } from './handler-runner.js';
 import { native } from './native.js';
+import { compileSchema } from './validate.js';
 import { indexHash } from './kindgi-index.js';
 import { missingPackEnv, undeclaredPackEnv } from './pack-env.js';
 
@@ -287,6 +288,20 @@ export function createPackService(options) {
     const failures = [];
     const tools = new Map(index.tools.map((t) => [toolKey(t), t]));
     const checks = new Map(index.guardrails.map((g) => [g.checkId ?? g.id, g]));
+    // Validators compiled now, so the first call is as fast as the rest. A schema that does
+    // not compile is reported by every call that uses it, as in TypeScript.
+    const precompile = (schema, side) => {
+      try {
+        compileSchema(schema, side);
+      } catch {
+        // Answered per call as `*-validation-failed`.
+      }
+    };
+    for (const t of tools.values()) {
+      precompile(t.input, 'input');
+      precompile(t.output, 'output');
+    }
+    for (const g of checks.values()) if (g.configSchema !== undefined) precompile(g.configSchema, 'output');
     const targets = [
       ...[...tools.values()].map((t) => ({ ids: { toolId: t.id }, id: t.id, modulePath: t.modulePath })),
       ...[...checks].map(([id, g]) => ({ ids: { checkId: id }, id, modulePath: g.checkModulePath })),
