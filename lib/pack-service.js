@@ -73,9 +73,6 @@ const noopLogger = Object.freeze({
 
 const describeCause = (cause) => (cause instanceof Error ? cause.message : String(cause));
 
-/** A tool's key in the pack: its id and version (an unversioned tool, by id alone). */
-const toolKey = (tool) => (tool.version === undefined ? tool.id : `${tool.id}@${tool.version}`);
-
 function positiveNumber(value, name, fallback) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
@@ -116,21 +113,19 @@ function honouredAbort(signal, response) {
   return cause === signal.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
 }
 
-const headerText = (value) => (typeof value === 'string' ? value : undefined);
-
 /** A node:http request's head as the Rust core reads it (Node already joined and trimmed). */
 function requestHead(req) {
   const h = req.headers;
-  const length = headerText(h['content-length']);
+  const length = text(h['content-length']);
   return {
     method: req.method ?? '',
     target: req.url ?? '/',
-    token: headerText(h['kindgi-pack-token']),
-    tenant: headerText(h['kindgi-tenant-id']),
-    contentType: headerText(h['content-type']),
+    token: text(h['kindgi-pack-token']),
+    tenant: text(h['kindgi-tenant-id']),
+    contentType: text(h['content-type']),
     contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
-    timeoutMs: headerText(h['kindgi-timeout-ms']),
-    traceparent: headerText(h.traceparent),
+    timeoutMs: text(h['kindgi-timeout-ms']),
+    traceparent: text(h.traceparent),
   };
 }
 
@@ -286,8 +281,12 @@ export function createPackService(options) {
 
   async function prewarm() {
     const failures = [];
-    const tools = new Map(index.tools.map((t) => [toolKey(t), t]));
-    const checks = new Map(index.guardrails.map((g) => [g.checkId ?? g.id, g]));
+    // The distinct tools and checks as the Rust catalog keys them (last entry wins), in order.
+    const targets = service.prewarmTargets().map(({ target, id, position }) =>
+      target === 'tool'
+        ? { ids: { toolId: id }, id, entry: index.tools[position], modulePath: index.tools[position].modulePath }
+        : { ids: { checkId: id }, id, entry: index.guardrails[position], modulePath: index.guardrails[position].checkModulePath },
+    );
     // Validators compiled now, so the first call is as fast as the rest. A schema that does
     // not compile is reported by every call that uses it, as in TypeScript.
     const precompile = (schema, side) => {
@@ -297,15 +296,14 @@ export function createPackService(options) {
         // Answered per call as `*-validation-failed`.
       }
     };
-    for (const t of tools.values()) {
-      precompile(t.input, 'input');
-      precompile(t.output, 'output');
+    for (const { ids, entry } of targets) {
+      if (ids.toolId !== undefined) {
+        precompile(entry.input, 'input');
+        precompile(entry.output, 'output');
+      } else if (entry.configSchema !== undefined) {
+        precompile(entry.configSchema, 'output');
+      }
     }
-    for (const g of checks.values()) if (g.configSchema !== undefined) precompile(g.configSchema, 'output');
-    const targets = [
-      ...[...tools.values()].map((t) => ({ ids: { toolId: t.id }, id: t.id, modulePath: t.modulePath })),
-      ...[...checks].map(([id, g]) => ({ ids: { checkId: id }, id, modulePath: g.checkModulePath })),
-    ];
     for (const target of targets) {
       try {
         await importModule(resolveModule(target.modulePath));

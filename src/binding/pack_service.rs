@@ -179,6 +179,17 @@ pub struct NativePackServiceOptions {
     pub index_hash: Option<String>,
 }
 
+/// One module prewarm imports: the catalog's distinct tools, then its distinct checks.
+#[napi(object)]
+pub struct PrewarmTargetJs {
+    /// `tool` or `check`.
+    pub target: String,
+    /// The tool id, or the check id a `check-invoke` names.
+    pub id: String,
+    /// Where the entry stands in the index's `tools` or `guardrails`.
+    pub position: u32,
+}
+
 #[napi(object)]
 pub struct ListenOutcome {
     pub port: Option<u32>,
@@ -229,6 +240,20 @@ pub struct ReplyJs {
     pub duration_ms: Option<f64>,
     /// Set on an invoke's 200: `kindgi-artifact-version`.
     pub artifact_version: Option<String>,
+}
+
+impl ReplyJs {
+    /// Not an answer: an admitted call's ticket, or (status 0) nothing to write.
+    fn empty(status: u32, ticket: Option<u32>) -> ReplyJs {
+        ReplyJs {
+            status,
+            body: String::new(),
+            retry_after: false,
+            ticket,
+            duration_ms: None,
+            artifact_version: None,
+        }
+    }
 }
 
 impl From<Reply> for ReplyJs {
@@ -381,10 +406,7 @@ impl NativePackService {
                 if let Ok(mut hang_ups) = self.hang_ups.lock() {
                     hang_ups.insert(ticket, hang_up);
                 }
-                ReplyJs {
-                    ticket: Some(ticket),
-                    ..Reply::healthy().into()
-                }
+                ReplyJs::empty(0, Some(ticket))
             }
         }
     }
@@ -423,10 +445,7 @@ impl NativePackService {
         };
         self.take_ticket(ticket);
         match outcome {
-            None => ReplyJs {
-                status: 0,
-                ..Reply::healthy().into()
-            },
+            None => ReplyJs::empty(0, None),
             Some(Outcome::Reply(reply)) => reply.into(),
             Some(Outcome::Message(json)) => ReplyJs {
                 status: 200,
@@ -437,6 +456,23 @@ impl NativePackService {
                 artifact_version: Some(self.service.catalog().artifact_version.clone()),
             },
         }
+    }
+
+    #[napi]
+    pub fn prewarm_targets(&self) -> Vec<PrewarmTargetJs> {
+        let catalog = self.service.catalog();
+        let position = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        let tools = catalog.tools().iter().map(|tool| PrewarmTargetJs {
+            target: "tool".into(),
+            id: tool.id.clone(),
+            position: position(tool.position),
+        });
+        let checks = catalog.checks().iter().map(|check| PrewarmTargetJs {
+            target: "check".into(),
+            id: check.id.clone(),
+            position: position(check.position),
+        });
+        tools.chain(checks).collect()
     }
 
     #[napi]

@@ -125,14 +125,7 @@ fn head_of(req: &Request<Incoming>) -> RequestHead {
     let header =
         |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
     // Node keeps the first of repeated `content-type` and `content-length` headers.
-    let first = |name: HeaderName| {
-        req.headers().get(name).map(|v| {
-            v.as_bytes()
-                .iter()
-                .map(|&b| char::from(b))
-                .collect::<String>()
-        })
-    };
+    let first = |name: HeaderName| joined_header(req.headers().get(name).map(|v| v.as_bytes()));
     RequestHead {
         method: req.method().as_str().to_owned(),
         target: req
@@ -142,7 +135,7 @@ fn head_of(req: &Request<Incoming>) -> RequestHead {
         token: header("kindgi-pack-token"),
         tenant: header("kindgi-tenant-id"),
         content_type: first(CONTENT_TYPE),
-        content_length: first(CONTENT_LENGTH).and_then(|v| v.trim().parse().ok()),
+        content_length: first(CONTENT_LENGTH).and_then(|v| v.parse().ok()),
         timeout_ms: header("kindgi-timeout-ms"),
         traceparent: header("traceparent"),
     }
