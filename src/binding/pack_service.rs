@@ -85,8 +85,14 @@ impl Runner for Arc<JsRunner> {
     fn run(&self, call: Call, abort: CallAbort) -> RunFuture {
         let runner = Arc::clone(self);
         Box::pin(async move {
+            let Call {
+                target,
+                body,
+                id: call_id,
+                ..
+            } = call;
             let id = runner.next_id.fetch_add(1, Ordering::Relaxed);
-            let word = call.target.word();
+            let word = target.word();
             let (settle, settled) = oneshot::channel();
             if let Ok(mut pending) = runner.pending.lock() {
                 pending.insert(id, settle);
@@ -96,9 +102,9 @@ impl Runner for Arc<JsRunner> {
                 id,
             };
             let Some(functions) = runner.functions() else {
-                return stopped(word, &call.id);
+                return stopped(word, &call_id);
             };
-            let position = match &call.target {
+            let position = match &target {
                 Target::Tool(tool) => tool.position,
                 Target::Check(check) => check.position,
             };
@@ -107,17 +113,17 @@ impl Runner for Arc<JsRunner> {
                     id,
                     word.to_owned(),
                     u32::try_from(position).unwrap_or(u32::MAX),
-                    call.message.to_string(),
+                    body,
                 )
                     .into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
             );
             if status != Status::Ok {
-                return stopped(word, &call.id);
+                return stopped(word, &call_id);
             }
             tokio::pin!(settled);
             tokio::select! {
-                settled = &mut settled => return settled.unwrap_or_else(|_| stopped(word, &call.id)),
+                settled = &mut settled => return settled.unwrap_or_else(|_| stopped(word, &call_id)),
                 reason = abort.aborted() => {
                     functions.abort.call(
                         (id, reason.as_str().to_owned()).into(),
@@ -127,7 +133,7 @@ impl Runner for Arc<JsRunner> {
             }
             // The handler runs on after its abort; its settle still ends the call.
             drop(functions);
-            settled.await.unwrap_or_else(|_| stopped(word, &call.id))
+            settled.await.unwrap_or_else(|_| stopped(word, &call_id))
         })
     }
 }

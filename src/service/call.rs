@@ -89,6 +89,9 @@ pub struct Call {
     pub target: Target,
     /// The request message as parsed (`input`, `ctx`, `config`, `trace` are read from it).
     pub message: Value,
+    /// The request body as received: what a JavaScript runner parses, so it sees exactly what
+    /// `JSON.parse` makes of the caller's bytes, without a re-serialization in between.
+    pub body: String,
     /// The id the caller asked for (a check's requested id, a tool's id).
     pub id: String,
 }

@@ -286,6 +286,7 @@ impl PackService {
                     Call {
                         target,
                         message: json,
+                        body: body.to_owned(),
                         id: id.clone(),
                     },
                     Duration::from_millis(timeout_ms),
