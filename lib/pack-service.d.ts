@@ -58,15 +58,49 @@ export type PackServiceLogEvent =
       readonly names: readonly string[];
     };
 
-/** The slice of an `@kindgi/log` Logger the service uses (`ctx.log`, warn records). */
-export interface PackServiceLogger {
-  trace(message: string, fields?: Record<string, unknown>): void;
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-  child(bindings: Record<string, unknown>): PackServiceLogger;
+/** How a record is written: the fields its message already states (renderers leave them out). */
+export interface PackServiceLogOptions {
+  readonly inMessage?: readonly string[];
 }
+
+export type PackServiceLogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/** An `@kindgi/log` Logger: what `ctx.log` is, and what the `log` option takes. */
+export interface PackServiceLogger {
+  trace(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
+  debug(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
+  info(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
+  warn(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
+  error(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
+  child(bindings: Record<string, unknown>): PackServiceLogger;
+  isLevelEnabled?(level: PackServiceLogLevel): boolean;
+}
+
+/** The lifecycle records, written whatever the levels. */
+export type PackServiceEventKind = 'listening' | 'boot-failed' | 'config-invalid' | 'draining' | 'stopped';
+export declare const PACK_SERVICE_EVENTS: readonly PackServiceEventKind[];
+
+/** The pack service's records: `log` for calls and `ctx.log`, `event` for the lifecycle. */
+export interface PackServiceLogs {
+  readonly log: PackServiceLogger;
+  event(kind: PackServiceEventKind, message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * Records written from Rust, on stderr unless `write` is given (lines written from Rust
+ * threads reach `write` asynchronously). Levels from `KINDGI_LOG_LEVEL` and
+ * `KINDGI_LOG_LEVELS`, format from `KINDGI_LOG_FORMAT` (`auto`: pretty only when `isTTY`).
+ */
+export declare function packServiceLogs(input?: {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly write?: (line: string) => void;
+  readonly isTTY?: boolean;
+}):
+  | { readonly kind: 'ok'; readonly logs: PackServiceLogs; readonly problems: readonly string[] }
+  | { readonly kind: 'err'; readonly message: string };
+
+/** Records on stderr at the default levels, as JSON. */
+export declare function defaultPackServiceLogs(): PackServiceLogs;
 
 export interface PackServiceOptions {
   /** The pack's parsed `index.json`. */
@@ -81,8 +115,12 @@ export interface PackServiceOptions {
   readonly maxBodyBytes?: number;
   /** Deadline when a call sends no valid `kindgi-timeout-ms`. Default 120000. */
   readonly defaultTimeoutMs?: number;
+  /** Hears of every call, late handler and missing env name, whether or not `log` is set. */
   readonly logger?: (event: PackServiceLogEvent) => void;
-  /** `ctx.log` for tool handlers, and warn records. Default: writes nothing. */
+  /**
+   * Call records and `ctx.log`. A logger from `packServiceLogs` is written in Rust; any other
+   * `@kindgi/log` Logger is called from JavaScript. Default: writes nothing.
+   */
   readonly log?: PackServiceLogger;
   /** Checked once, at creation, against the index's `env.required`. Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -131,10 +169,12 @@ export type PackServiceStartEvent =
 /**
  * Boots the service from a `PackServiceConfig`: reads the index, the bundle map, checks every
  * module exists, applies the env filter, prewarms, listens. Every problem is collected.
+ * `logs`: where records go (default: stderr at the default levels); a function instead gets
+ * the events, and no records are written.
  */
 export declare function startPackService(
   config: PackServiceConfig,
-  logs?: (event: PackServiceStartEvent) => void,
+  logs?: PackServiceLogs | ((event: PackServiceStartEvent) => void),
 ): Promise<
   | { readonly kind: 'ok'; readonly value: RunningPackService }
   | { readonly kind: 'err'; readonly problems: readonly string[] }

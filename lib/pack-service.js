@@ -9,6 +9,9 @@ import { runCheck, runHandler } from './handler-runner.js';
 import { native } from './native.js';
 import { compileSchema } from './validate.js';
 import { indexHash } from './kindgi-index.js';
+import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
+
+export { PACK_SERVICE_EVENTS, defaultPackServiceLogs, packServiceLogs } from './logs.js';
 import { missingPackEnv, undeclaredPackEnv } from './pack-env.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */
@@ -69,6 +72,7 @@ const noopLogger = Object.freeze({
   warn: noop,
   error: noop,
   child: () => noopLogger,
+  isLevelEnabled: () => false,
 });
 
 const describeCause = (cause) => (cause instanceof Error ? cause.message : String(cause));
@@ -85,11 +89,13 @@ function positiveNumber(value, name, fallback) {
  * The context a handler gets: the wire context and its abort signal, with `secrets` and
  * `log` present but not enumerable, so spreading or serialising it shows neither.
  */
-function handlerContext(wire, signal, log) {
+function handlerContext(wire, signal, makeLog) {
   const { secrets, ...rest } = wire;
   const ctx = { ...rest, abortSignal: signal };
   if (secrets !== undefined) Object.defineProperty(ctx, 'secrets', { value: secrets, enumerable: false });
-  Object.defineProperty(ctx, 'log', { value: log, enumerable: false });
+  // Made on first use: most handlers never log.
+  let log;
+  Object.defineProperty(ctx, 'log', { get: () => (log ??= makeLog()), enumerable: false });
   return ctx;
 }
 
@@ -155,6 +161,13 @@ export function createPackService(options) {
   }
   const logger = options.logger ?? noop;
   const log = options.log ?? noopLogger;
+  // A logger from packServiceLogs is written by Rust, call records included; any other logger
+  // is called here, with each call's bindings from Rust.
+  const nativeLog = nativeLoggerParts(log);
+  const jsLog = nativeLog === undefined && log !== noopLogger ? log : undefined;
+  /** `ctx.log` of a call with these bindings (subsystem `pack.tool`). */
+  const toolLog = (bindings) =>
+    bindings === undefined ? log : log.child({ ...bindings, subsystem: 'pack.tool' });
   const importModule = options.importModule ?? ((p) => import(pathToFileURL(p).href));
   const envCheck = options.envCheck ?? 'strict';
   const missingEnv = missingPackEnv(index.env, options.env ?? process.env);
@@ -168,7 +181,7 @@ export function createPackService(options) {
 
   const controllers = new Map();
 
-  function callTool(tool, message, signal) {
+  function callTool(tool, message, signal, bindings) {
     return runHandler({
       tool: {
         id: tool.id,
@@ -177,7 +190,7 @@ export function createPackService(options) {
         outputSchema: tool.output,
       },
       input: message.input,
-      ctx: handlerContext(message.ctx, signal, log),
+      ctx: handlerContext(message.ctx, signal, () => toolLog(bindings)),
       importHandler: importModule,
     }).then((r) =>
       r.kind === 'ok' ? { v: 2, kind: 'result', output: r.value } : fromHandlerError(r.error, { toolId: tool.id }),
@@ -222,7 +235,7 @@ export function createPackService(options) {
     service.settle(id, '', 'ok', false, describeCause(cause));
   }
 
-  function dispatch(id, target, position, request) {
+  function dispatch(id, target, position, request, bindings) {
     const controller = new AbortController();
     controllers.set(id, controller);
     let work;
@@ -230,7 +243,7 @@ export function createPackService(options) {
       const message = JSON.parse(request);
       work =
         target === 'tool'
-          ? callTool(index.tools[position], message, controller.signal)
+          ? callTool(index.tools[position], message, controller.signal, bindings === '' ? undefined : JSON.parse(bindings))
           : callCheck(index.guardrails[position], message, controller.signal);
     } catch (cause) {
       work = Promise.reject(cause);
@@ -246,18 +259,30 @@ export function createPackService(options) {
   }
 
   function event(json) {
+    const { bindings, ...e } = JSON.parse(json);
     try {
-      const e = JSON.parse(json);
       logger(e);
-      if (e.kind === 'handler-finished-late') {
-        log.warn(`${e.target} ${e.id} finished ${e.afterMs} ms after its call ended`, {
+    } catch {
+      // A throwing logger must not take the process down; the event is lost.
+    }
+    if (jsLog === undefined || bindings === undefined) return;
+    try {
+      const callLog = jsLog.child(bindings);
+      if (e.kind === 'call') {
+        callLog[e.outcome === 'ok' ? 'info' : 'warn'](
+          `${e.target} ${e.id} ${e.outcome} ${e.durationMs}ms`,
+          { event: 'call', kind: 'call', id: e.id, outcome: e.outcome, durationMs: e.durationMs },
+          { inMessage: ['target', 'id', 'outcome', 'durationMs'] },
+        );
+      } else if (e.kind === 'handler-finished-late') {
+        callLog.warn(`${e.target} ${e.id} finished ${e.afterMs} ms after its call ended`, {
           event: 'handler-finished-late',
           kind: 'handler-finished-late',
           afterMs: e.afterMs,
         });
       }
     } catch {
-      // A throwing logger must not take the process down; the event is lost.
+      // Nor a throwing log.
     }
   }
 
@@ -273,10 +298,14 @@ export function createPackService(options) {
       envCheck,
       missingEnv: [...missingEnv],
       ...(options.indexHash !== undefined && { indexHash: options.indexHash }),
+      reportEvents: options.logger !== undefined || jsLog !== undefined,
+      shareCallBindings: nativeLog !== undefined || jsLog !== undefined,
+      ...(nativeLog !== undefined && { logBindings: nativeLog.bindingsJson }),
     },
     dispatch,
     abort,
     event,
+    nativeLog?.logs,
   );
 
   async function prewarm() {
@@ -371,7 +400,10 @@ export function createPackService(options) {
   return {
     handle,
     prewarm,
-    drain: (graceMs) => service.drain(graceMs),
+    drain(graceMs) {
+      service.stopTakingCalls();
+      return service.drain(graceMs);
+    },
     inFlight: () => service.inFlight(),
     ready: () => service.ready(),
     /** Serves from Rust (hyper) on `host:port`; resolves with the bound port. */
@@ -381,7 +413,10 @@ export function createPackService(options) {
       return outcome.port;
     },
     /** Drains for up to `graceMs`, closes every connection and lets the process exit. */
-    stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs),
+    stop(graceMs = PACK_SERVICE_DRAIN_MS) {
+      service.stopTakingCalls();
+      return service.stop(graceMs);
+    },
   };
 }
 
@@ -404,11 +439,13 @@ async function readBundleMap(file) {
   return valid ? { map } : { problem: `The bundle map ${file} must be a JSON object of source path → bundle path.` };
 }
 
-export async function startPackService(config, logs) {
+export async function startPackService(config, logs = defaultPackServiceLogs()) {
   if (config === null || typeof config !== 'object') {
     throw invalidArgument(`config must be a PackServiceConfig, not ${describe(config)}`);
   }
-  const emit = typeof logs === 'function' ? logs : noop;
+  // A function gets the service's events, as before records; `{log, event}` gets records.
+  const legacy = typeof logs === 'function' ? logs : undefined;
+  const records = legacy === undefined && logs !== null && typeof logs === 'object' ? logs : undefined;
   const failed = (problems) => ({ kind: 'err', problems });
 
   let bytes;
@@ -450,7 +487,14 @@ export async function startPackService(config, logs) {
   if (config.envFilter === 'on') {
     const names = [...undeclaredPackEnv(index.env, process.env)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const name of names) delete process.env[name];
-    if (names.length > 0) emit({ kind: 'env-dropped', names });
+    if (names.length > 0) {
+      legacy?.({ kind: 'env-dropped', names });
+      const what = names.length === 1 ? 'a variable' : `${names.length} variables`;
+      records?.log.warn(
+        `Dropped ${what} the pack doesn't declare: ${names.join(', ')} (declare them in the pack's env, or set KINDGI_PACK_ENV_FILTER=off)`,
+        { event: 'env-dropped', kind: 'env-dropped', names },
+      );
+    }
   }
 
   let service;
@@ -463,7 +507,10 @@ export async function startPackService(config, logs) {
       ...(config.envCheck !== undefined && { envCheck: config.envCheck }),
       ...(config.tenantId !== undefined && { tenantId: config.tenantId }),
       indexHash: indexHash(bytes),
-      logger: emit,
+      ...(legacy !== undefined && { logger: legacy }),
+      ...(records !== undefined && {
+        log: records.log.child({ packId: index.packId, artifactVersion: index.artifactVersion }),
+      }),
     });
   } catch (cause) {
     return failed(describeCause(cause).split('\n'));
@@ -480,7 +527,9 @@ export async function startPackService(config, logs) {
     await service.stop(0);
     return failed([describeCause(cause)]);
   }
-  emit({ kind: 'listening', port, packId: index.packId, artifactVersion: index.artifactVersion });
+  const listening = { port, packId: index.packId, artifactVersion: index.artifactVersion };
+  legacy?.({ kind: 'listening', ...listening });
+  records?.event('listening', `Listening on port ${port}`, listening);
   return {
     kind: 'ok',
     value: { service, port, stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs) },

@@ -9,6 +9,7 @@ pub mod canonical;
 pub mod env;
 pub mod ids;
 pub mod json;
+pub mod log;
 pub mod protocol;
 pub mod service;
 pub mod validate;

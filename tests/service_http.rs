@@ -2,6 +2,7 @@
 //! refusals, admission, bodies, deadlines, cancellation, tenant pinning and drain.
 
 use kindgi_handler_runtime_native::env::PackEnvCheck;
+use kindgi_handler_runtime_native::log::{LogSettings, Logger, Sink};
 use kindgi_handler_runtime_native::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target,
 };
@@ -68,6 +69,8 @@ impl Runner for FakeRunner {
 struct Harness {
     listening: Listening,
     events: Arc<Mutex<Vec<ServiceEvent>>>,
+    /// The call records, one JSON line each.
+    records: Arc<Mutex<Vec<String>>>,
     aborts: Arc<Mutex<Vec<(String, AbortReason)>>>,
 }
 
@@ -87,6 +90,7 @@ impl Harness {
         let events = Arc::new(Mutex::new(Vec::new()));
         let aborts = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&events);
+        let records = Arc::new(Mutex::new(Vec::new()));
         let service = PackService::new(
             ServiceOptions {
                 catalog,
@@ -98,13 +102,15 @@ impl Harness {
                 env_check: PackEnvCheck::Strict,
                 missing_env: missing_env.iter().map(|s| s.to_string()).collect(),
                 index_hash: Some("sha256:00".into()),
+                records: Some(records_logger(Arc::clone(&records))),
+                share_call_bindings: false,
             },
             Arc::new(FakeRunner {
                 aborts: Arc::clone(&aborts),
             }),
-            Arc::new(move |event| {
+            Some(Arc::new(move |event| {
                 sink.lock().map(|mut e| e.push(event)).ok();
-            }),
+            })),
         );
         service.admission().set_warm(true);
         let listener = TcpListener::bind("127.0.0.1:0")
@@ -115,6 +121,7 @@ impl Harness {
             listening,
             events,
             aborts,
+            records,
         }
     }
 
@@ -125,6 +132,31 @@ impl Harness {
     fn events(&self) -> Vec<ServiceEvent> {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
+
+    fn records(&self) -> Vec<Value> {
+        self.records
+            .lock()
+            .map(|lines| {
+                lines
+                    .iter()
+                    .map(|line| serde_json::from_str(line).expect("a record is JSON"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The service's records logger as `startPackService` makes it, writing into `lines`.
+fn records_logger(lines: Arc<Mutex<Vec<String>>>) -> Logger {
+    let sink: Sink = Arc::new(move |line: &str| {
+        lines.lock().map(|mut l| l.push(line.to_owned())).ok();
+    });
+    let Value::Object(bindings) =
+        json!({"subsystem": "pack", "packId": "fake", "artifactVersion": "1"})
+    else {
+        unreachable!("an object literal")
+    };
+    Logger::new(LogSettings::default(), sink).child(bindings)
 }
 
 #[derive(Debug)]
@@ -543,5 +575,65 @@ async fn a_pinned_service_refuses_other_tenants() {
     );
     // Probes stay open to the platform.
     assert_eq!(exchange(h.addr(), &get("/healthz", "")).await.status, 200);
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_call_writes_one_record_with_its_ids_and_trace() {
+    let h = Harness::start(4, None, &[]).await;
+    let parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    exchange(
+        h.addr(),
+        &invoke_request(&tool_call("echo"), &format!("traceparent: {parent}\r\n")),
+    )
+    .await;
+    exchange(h.addr(), &invoke_request(&tool_call("nope"), "")).await;
+    exchange(h.addr(), &invoke_request("{", "")).await;
+    wait_until(|| h.records().len() >= 2).await;
+    let records = h.records();
+    assert_eq!(
+        records.len(),
+        2,
+        "a parse failure writes no record: {records:?}"
+    );
+    let ok = &records[0];
+    let keys: Vec<&str> = ok
+        .as_object()
+        .map_or(vec![], |o| o.keys().map(String::as_str).collect());
+    assert_eq!(
+        keys,
+        [
+            "time",
+            "level",
+            "severity",
+            "subsystem",
+            "message",
+            "traceId",
+            "spanId",
+            "tenantId",
+            "runId",
+            "toolId",
+            "packId",
+            "artifactVersion",
+            "target",
+            "event",
+            "kind",
+            "id",
+            "outcome",
+            "durationMs",
+            "inMessage"
+        ]
+    );
+    assert_eq!(ok["level"], "info");
+    assert_eq!(ok["traceId"], "0af7651916cd43dd8448eb211c80319c");
+    let span = ok["spanId"].as_str().unwrap_or_default();
+    assert!(span.len() == 16 && span != "b7ad6b7169203331", "{span}");
+    assert!(ok["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("tool echo ok ")));
+    let missing = &records[1];
+    assert_eq!(missing["level"], "warn");
+    assert_eq!(missing["outcome"], "tool-not-in-pack");
+    assert!(missing.get("traceId").is_none());
     h.listening.stop(Duration::from_millis(100)).await;
 }

@@ -7,12 +7,14 @@
 //! `stop()` releases all three, so nothing native keeps the process alive afterwards.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
+use crate::binding::logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
+use crate::json::to_js_json;
 use crate::protocol::PackErrorCode;
 use crate::service::call::{Answer, Call, CallAbort, RunFuture, Runner, Settled, Target};
 use crate::service::catalog::Catalog;
 use crate::service::core::{
-    Admitted, Begin, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
+    Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
 };
 use crate::service::http::Reply;
 use crate::service::server::{serve, Listening};
@@ -22,6 +24,7 @@ use napi::threadsafe_function::{
 };
 use napi::Status;
 use napi_derive::napi;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,8 +32,9 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false>;
-/// `(callId, "tool" | "check", position in the index list, request JSON)`.
-type DispatchArgs = FnArgs<(u32, String, u32, String)>;
+/// `(callId, "tool" | "check", position in the index list, request JSON, the call's log
+/// bindings as JSON or "")`.
+type DispatchArgs = FnArgs<(u32, String, u32, String, String)>;
 /// `(callId, reason)`.
 type AbortArgs = FnArgs<(u32, String)>;
 
@@ -89,6 +93,7 @@ impl Runner for Arc<JsRunner> {
                 target,
                 body,
                 id: call_id,
+                bindings,
                 ..
             } = call;
             let id = runner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -114,6 +119,7 @@ impl Runner for Arc<JsRunner> {
                     word.to_owned(),
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
+                    bindings.map_or_else(String::new, |b| to_js_json(&Value::Object((*b).clone()))),
                 )
                     .into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
@@ -148,27 +154,40 @@ fn stopped(word: &str, id: &str) -> Settled {
     }
 }
 
+/// An event as the JS `logger` sees it, with the call's log bindings (for a JS `log`) under
+/// `bindings` when there are some.
 fn event_json(event: &ServiceEvent) -> String {
-    match event {
+    let (mut json, bindings) = match event {
         ServiceEvent::Call {
             target,
             id,
             duration_ms,
             outcome,
-        } => serde_json::json!({
-            "kind": "call", "target": target, "id": id,
-            "durationMs": *duration_ms as u64, "outcome": outcome
-        }),
+            bindings,
+        } => (
+            serde_json::json!({
+                "kind": "call", "target": target, "id": id,
+                "durationMs": *duration_ms as u64, "outcome": outcome
+            }),
+            bindings,
+        ),
         ServiceEvent::FinishedLate {
             target,
             id,
             after_ms,
-        } => serde_json::json!({
-            "kind": "handler-finished-late", "target": target, "id": id,
-            "afterMs": *after_ms as u64
-        }),
+            bindings,
+        } => (
+            serde_json::json!({
+                "kind": "handler-finished-late", "target": target, "id": id,
+                "afterMs": *after_ms as u64
+            }),
+            bindings,
+        ),
+    };
+    if let (Value::Object(fields), Some(bindings)) = (&mut json, bindings) {
+        fields.insert("bindings".into(), Value::Object((**bindings).clone()));
     }
-    .to_string()
+    to_js_json(&json)
 }
 
 #[napi(object)]
@@ -183,6 +202,12 @@ pub struct NativePackServiceOptions {
     pub env_check: String,
     pub missing_env: Vec<String>,
     pub index_hash: Option<String>,
+    /// Whether JS hears of every call (a `logger` function or a JS `log`).
+    pub report_events: bool,
+    /// Whether dispatches and events carry each call's log bindings (for `ctx.log`).
+    pub share_call_bindings: bool,
+    /// With `logs`: the bindings of the service's logger, as JSON text.
+    pub log_bindings: Option<String>,
 }
 
 /// One module prewarm imports: the catalog's distinct tools, then its distinct checks.
@@ -297,13 +322,14 @@ fn invalid(message: impl Into<String>) -> JsError {
 
 #[napi(
     js_name = "createNativePackService",
-    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void"
+    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string, bindings: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
 )]
 pub fn create_native_pack_service(
     options: NativePackServiceOptions,
     dispatch: Tsfn<DispatchArgs>,
     abort: Tsfn<AbortArgs>,
     events: Tsfn<String>,
+    logs: Option<&NativeLogs>,
 ) -> Result<NativePackService, JsError> {
     let index: serde_json::Value = serde_json::from_str(&options.index_json)
         .map_err(|e| invalid(format!("The index is not JSON: {e}")))?;
@@ -331,9 +357,13 @@ pub fn create_native_pack_service(
             env_check,
             missing_env: options.missing_env,
             index_hash: options.index_hash,
+            records: logs.map(|logs| logs.logger(options.log_bindings.as_deref().unwrap_or("{}"))),
+            share_call_bindings: options.share_call_bindings,
         },
         Arc::new(Arc::clone(&runner)),
-        Arc::new(move |event| sink.event(event)),
+        options
+            .report_events
+            .then(|| -> EventSink { Arc::new(move |event| sink.event(event)) }),
     );
     Ok(NativePackService {
         service: Arc::new(service),
@@ -526,6 +556,13 @@ impl NativePackService {
             }
             Err(error) => refused(format!("Cannot listen on {host}:{port}: {error}")),
         }
+    }
+
+    /// Stops taking calls now, before any promise is awaited: `drain` and `stop` set the flag
+    /// on the runtime's threads, after the JS call has returned.
+    #[napi]
+    pub fn stop_taking_calls(&self) {
+        self.service.admission().stop_taking_calls();
     }
 
     /// Stops taking calls and waits up to `graceMs` for the ones in flight.

@@ -72,10 +72,15 @@ impl Admission {
         self.draining.load(Ordering::Acquire)
     }
 
+    /// Stops taking calls, for good: readiness and new invokes answer 503 `draining` from now.
+    pub fn stop_taking_calls(&self) {
+        self.draining.store(true, Ordering::Release);
+    }
+
     /// Stops taking calls (for good) and waits until none is in flight or `grace` has passed.
     /// Returns whether the service went idle in time.
     pub async fn drain(&self, grace: Duration) -> bool {
-        self.draining.store(true, Ordering::Release);
+        self.stop_taking_calls();
         let idle = async {
             loop {
                 let notified = self.idle.notified();

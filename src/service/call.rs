@@ -3,7 +3,7 @@
 
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::catalog::{Check, Tool};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
@@ -94,6 +94,8 @@ pub struct Call {
     pub body: String,
     /// The id the caller asked for (a check's requested id, a tool's id).
     pub id: String,
+    /// The call's log bindings, when the runner's `ctx.log` needs them.
+    pub bindings: Option<Arc<Map<String, Value>>>,
 }
 
 /// What running pack code gave.

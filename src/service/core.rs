@@ -3,14 +3,17 @@
 //! what to do with it, and hand an admitted body to [`PackService::invoke`].
 
 use crate::env::PackEnvCheck;
+use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
 use crate::service::admission::{Admission, InFlight};
 use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target};
+use crate::service::call_log::{call_bindings, Reporter};
+pub use crate::service::call_log::{EventSink, ServiceEvent};
 use crate::service::catalog::Catalog;
 use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -66,25 +69,6 @@ pub enum Outcome {
     Reply(Reply),
 }
 
-/// What the service tells its observers (the JS `logger` and the records).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ServiceEvent {
-    Call {
-        target: &'static str,
-        id: String,
-        duration_ms: u128,
-        outcome: &'static str,
-    },
-    /// A handler ignored its abort and settled after its call had been answered.
-    FinishedLate {
-        target: &'static str,
-        id: String,
-        after_ms: u128,
-    },
-}
-
-pub type EventSink = Arc<dyn Fn(ServiceEvent) + Send + Sync>;
-
 pub struct ServiceOptions {
     pub catalog: Catalog,
     pub token: String,
@@ -98,6 +82,11 @@ pub struct ServiceOptions {
     pub missing_env: Vec<String>,
     /// `sha256:<hex>` of the index file, for `/v1/info`.
     pub index_hash: Option<String>,
+    /// Where call records go: the service's logger (subsystem `pack`), or none.
+    pub records: Option<Logger>,
+    /// Whether the runner and the events get each call's log bindings (for a JS `ctx.log` or
+    /// a JS logger).
+    pub share_call_bindings: bool,
 }
 
 pub struct PackService {
@@ -111,7 +100,8 @@ pub struct PackService {
     info: String,
     admission: Arc<Admission>,
     runner: Arc<dyn Runner>,
-    events: EventSink,
+    reporter: Arc<Reporter>,
+    share_call_bindings: bool,
 }
 
 /// A call waiting for its pack code. Dropped before an answer was taken (the transport dropped
@@ -122,7 +112,8 @@ struct Waiting {
     word: &'static str,
     id: String,
     started: Instant,
-    events: EventSink,
+    bindings: Option<Arc<Map<String, Value>>>,
+    reporter: Arc<Reporter>,
 }
 
 impl Drop for Waiting {
@@ -131,17 +122,23 @@ impl Drop for Waiting {
             return;
         }
         self.abort.abort(AbortReason::Cancelled);
-        (self.events)(ServiceEvent::Call {
+        self.reporter.report(ServiceEvent::Call {
             target: self.word,
             id: self.id.clone(),
             duration_ms: self.started.elapsed().as_millis(),
             outcome: AbortReason::Cancelled.as_str(),
+            bindings: self.bindings.take(),
         });
     }
 }
 
 impl PackService {
-    pub fn new(options: ServiceOptions, runner: Arc<dyn Runner>, events: EventSink) -> Self {
+    /// A service whose calls run on `runner`; `events` hears of every call.
+    pub fn new(
+        options: ServiceOptions,
+        runner: Arc<dyn Runner>,
+        events: Option<EventSink>,
+    ) -> Self {
         let info = options
             .catalog
             .info_json(options.index_hash.as_deref(), &options.missing_env);
@@ -156,7 +153,11 @@ impl PackService {
             missing_env: options.missing_env,
             info,
             runner,
-            events,
+            reporter: Arc::new(Reporter {
+                events,
+                records: options.records,
+            }),
+            share_call_bindings: options.share_call_bindings,
         }
     }
 
@@ -277,6 +278,10 @@ impl PackService {
                 ("check", id, found)
             }
         };
+        let bindings = self
+            .reporter
+            .logs_calls(self.share_call_bindings)
+            .then(|| Arc::new(call_bindings(kind, &json, &id, head.traceparent.as_deref())));
         let answer = match found {
             Err(refused) => Answer::Error(*refused),
             Ok(target) => {
@@ -288,18 +293,21 @@ impl PackService {
                         message: json,
                         body: body.to_owned(),
                         id: id.clone(),
+                        bindings: bindings.clone().filter(|_| self.share_call_bindings),
                     },
                     Duration::from_millis(timeout_ms),
                     started,
+                    bindings.clone(),
                 )
                 .await
             }
         };
-        (self.events)(ServiceEvent::Call {
+        self.reporter.report(ServiceEvent::Call {
             target: word,
             id,
             duration_ms: started.elapsed().as_millis(),
             outcome: answer.outcome(),
+            bindings,
         });
         match answer {
             Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
@@ -324,7 +332,13 @@ impl PackService {
     /// Runs pack code against the call's deadline and its caller's patience. The handler is
     /// never killed: after an abort it runs on, and is reported if it settles without having
     /// honoured the abort.
-    async fn run(&self, call: Call, timeout: Duration, started: Instant) -> Answer {
+    async fn run(
+        &self,
+        call: Call,
+        timeout: Duration,
+        started: Instant,
+        bindings: Option<Arc<Map<String, Value>>>,
+    ) -> Answer {
         let abort = CallAbort::new();
         let word = call.target.word();
         let mut waiting = Waiting {
@@ -333,18 +347,20 @@ impl PackService {
             word,
             id: call.id.clone(),
             started,
-            events: Arc::clone(&self.events),
+            bindings: bindings.clone(),
+            reporter: Arc::clone(&self.reporter),
         };
         let work = self.runner.run(call, abort.clone());
         let (settle, settled) = oneshot::channel();
-        let (events, id) = (Arc::clone(&self.events), waiting.id.clone());
+        let (reporter, id) = (Arc::clone(&self.reporter), waiting.id.clone());
         tokio::spawn(async move {
             let settled = work.await;
             if abort.reason().is_some() && !settled.honoured_abort {
-                events(ServiceEvent::FinishedLate {
+                reporter.report(ServiceEvent::FinishedLate {
                     target: word,
                     id,
                     after_ms: started.elapsed().as_millis(),
+                    bindings,
                 });
             }
             // Nobody waits any more when the call was answered by its abort.

@@ -3,10 +3,10 @@
 
 pub mod admission;
 pub mod call;
+pub mod call_log;
 pub mod catalog;
 pub mod config;
 pub mod core;
 pub mod http;
-pub mod redact;
 pub mod server;
 pub mod trace;

@@ -1,0 +1,13 @@
+//! `@kindgi/log` records written from Rust: the pack service's call records, `ctx.log`'s
+//! records and its lifecycle lines, in the same shape, order and redaction as the TypeScript
+//! logger, so a reader of either sees the same lines.
+
+pub mod levels;
+pub mod logger;
+pub mod record;
+pub mod redact;
+pub mod settings;
+
+pub use levels::Level;
+pub use logger::{stderr_sink, Logger, Sink};
+pub use settings::{LogEnv, LogFormat, LogSettings};

@@ -1,0 +1,185 @@
+//! What the service says about each call: the call's bindings (its ids from `ctx`, the
+//! caller's trace with a new span, the target and its id), the `call` and
+//! `handler-finished-late` records written with them, and the events for JS observers.
+
+use crate::log::{Level, Logger};
+use crate::protocol::RequestKind;
+use crate::service::trace::{new_span_id, parse_traceparent};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// The ids a tool call's `ctx` lends its records, when each is a non-empty string.
+const CALL_IDS: [&str; 5] = ["tenantId", "projectId", "orgId", "runId", "requestId"];
+
+/// The bindings of a call's logger: `{...callIds, traceId?, spanId?, target, toolId|checkId}`.
+pub fn call_bindings(
+    kind: RequestKind,
+    message: &Value,
+    id: &str,
+    traceparent: Option<&str>,
+) -> Map<String, Value> {
+    let mut bindings = Map::new();
+    if kind == RequestKind::Tool {
+        let ctx = message.get("ctx");
+        for key in CALL_IDS {
+            if let Some(Value::String(value)) = ctx.and_then(|c| c.get(key)) {
+                if !value.is_empty() {
+                    bindings.insert(key.to_owned(), value.clone().into());
+                }
+            }
+        }
+    }
+    if let Some(trace) = traceparent.and_then(parse_traceparent) {
+        bindings.insert("traceId".into(), trace.trace_id.into());
+        bindings.insert("spanId".into(), new_span_id().into());
+    }
+    let (word, key) = match kind {
+        RequestKind::Tool => ("tool", "toolId"),
+        RequestKind::Check => ("check", "checkId"),
+    };
+    bindings.insert("target".into(), word.into());
+    bindings.insert(key.into(), id.into());
+    bindings
+}
+
+/// What the service tells its observers (the JS `logger`, a JS `log`, and the records).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceEvent {
+    Call {
+        target: &'static str,
+        id: String,
+        duration_ms: u128,
+        outcome: &'static str,
+        /// The call's bindings, when anyone logs calls.
+        bindings: Option<Arc<Map<String, Value>>>,
+    },
+    /// A handler ignored its abort and settled after its call had been answered.
+    FinishedLate {
+        target: &'static str,
+        id: String,
+        after_ms: u128,
+        bindings: Option<Arc<Map<String, Value>>>,
+    },
+}
+
+pub type EventSink = Arc<dyn Fn(ServiceEvent) + Send + Sync>;
+
+/// Delivers each event to the JS observers and writes its record.
+pub struct Reporter {
+    pub events: Option<EventSink>,
+    /// The service's records logger (subsystem `pack`, with the pack's id and version).
+    pub records: Option<Logger>,
+}
+
+impl Reporter {
+    /// Whether calls need their bindings computed.
+    pub fn logs_calls(&self, shared_with_js: bool) -> bool {
+        shared_with_js || self.records.is_some()
+    }
+
+    pub fn report(&self, event: ServiceEvent) {
+        if let Some(records) = &self.records {
+            write_record(records, &event);
+        }
+        if let Some(events) = &self.events {
+            events(event);
+        }
+    }
+}
+
+fn object(entries: [(&str, Value); 5]) -> Map<String, Value> {
+    entries
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+}
+
+fn write_record(records: &Logger, event: &ServiceEvent) {
+    match event {
+        ServiceEvent::Call {
+            target,
+            id,
+            duration_ms,
+            outcome,
+            bindings: Some(bindings),
+        } => {
+            let level = if *outcome == "ok" {
+                Level::Info
+            } else {
+                Level::Warn
+            };
+            let logger = records.child((**bindings).clone());
+            if !logger.enabled(level) {
+                return;
+            }
+            let fields = object([
+                ("event", "call".into()),
+                ("kind", "call".into()),
+                ("id", id.as_str().into()),
+                ("outcome", (*outcome).into()),
+                ("durationMs", (*duration_ms as u64).into()),
+            ]);
+            let stated = ["target", "id", "outcome", "durationMs"].map(String::from);
+            logger.log(
+                level,
+                &format!("{target} {id} {outcome} {duration_ms}ms"),
+                fields,
+                &stated,
+            );
+        }
+        ServiceEvent::FinishedLate {
+            target,
+            id,
+            after_ms,
+            bindings: Some(bindings),
+        } => {
+            let mut fields = Map::new();
+            fields.insert("event".into(), "handler-finished-late".into());
+            fields.insert("kind".into(), "handler-finished-late".into());
+            fields.insert("afterMs".into(), (*after_ms as u64).into());
+            records.child((**bindings).clone()).log(
+                Level::Warn,
+                &format!("{target} {id} finished {after_ms} ms after its call ended"),
+                fields,
+                &[],
+            );
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bindings_carry_ids_trace_and_target() {
+        let message = json!({"ctx": {"tenantId": "t", "runId": "", "requestId": "q", "orgId": 7}});
+        let tool = call_bindings(
+            RequestKind::Tool,
+            &message,
+            "acme.logs",
+            Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+        );
+        let keys: Vec<&str> = tool.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "tenantId",
+                "requestId",
+                "traceId",
+                "spanId",
+                "target",
+                "toolId"
+            ]
+        );
+        assert_eq!(tool["traceId"], "0af7651916cd43dd8448eb211c80319c");
+        assert_ne!(tool["spanId"], "b7ad6b7169203331");
+        let check = call_bindings(RequestKind::Check, &message, "c", Some("junk"));
+        assert_eq!(
+            Value::Object(check),
+            json!({"target": "check", "checkId": "c"})
+        );
+    }
+}
