@@ -1506,6 +1506,9 @@ test('compileSchema: valid values — the input side returns a default-filled co
 });
 
 const REFUSED_SCHEMAS = [
+  ['no schema at all', undefined],
+  ['a function', () => ({})],
+  ['null', null],
   ['unknown keyword', { type: 'object', example: { a: 1 } }],
   ['vendor keyword', { type: 'string', 'x-ui': 'wide' }],
   ['invalid type', { type: 'no-such-type' }],
@@ -1537,7 +1540,6 @@ test("compileSchema: a schema Ajv refuses throws code 'schema-compile-failed' wi
           assert.ok(error instanceof Error, `${label} (${side})`);
           assert.equal(error.code, 'schema-compile-failed', `${label} (${side})`);
           assert.equal(error.name, ajvError.name, `${label} (${side})`);
-          assert.equal(error.name, 'Error', `${label} (${side})`);
           assert.equal(error.message, ajvError.message, `${label} (${side})`);
           return true;
         },

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { compileSchema } from './validate.js';
 
 /** `Name: message` for an Error, else `String(value)`. */
-function describeThrow(cause) {
+export function describeThrow(cause) {
   return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
 }
 
@@ -41,7 +41,7 @@ function isZodSchema(value) {
   );
 }
 
-function resolveHandler(module) {
+export function resolveHandler(module) {
   if (typeof module === 'function') return module;
   if (module === null || typeof module !== 'object') return undefined;
   for (const candidate of [module.default, module.handler, module.run]) {
@@ -56,7 +56,7 @@ function resolveHandler(module) {
   return undefined;
 }
 
-function resolveInputZod(module) {
+export function resolveInputZod(module) {
   if (module === null || typeof module !== 'object') return undefined;
   for (const candidate of [module.default, module.handler, module.run]) {
     if (candidate === null || typeof candidate !== 'object') continue;
@@ -66,7 +66,7 @@ function resolveInputZod(module) {
 }
 
 /** Zod's Standard Schema `validate`: `{value}` or `{issues}`. */
-async function parseWithZod(schema, value) {
+export async function parseWithZod(schema, value) {
   const result = await schema['~standard'].validate(value);
   if (result.issues !== undefined) {
     return {

@@ -5,9 +5,16 @@ import { access, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, invalidArgument, nativeError } from './errors.js';
-import { runCheck, runHandler } from './handler-runner.js';
+import {
+  describeThrow,
+  parseWithZod,
+  resolveHandler,
+  resolveInputZod,
+  runCheck,
+  serializeCause,
+} from './handler-runner.js';
 import { native } from './native.js';
-import { compileSchema } from './validate.js';
+import { compileSchema, markedJson } from './validate.js';
 import { indexHash } from './kindgi-index.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
@@ -86,16 +93,76 @@ function positiveNumber(value, name, fallback) {
 }
 
 /**
+ * One call on the JS side: its abort, and what its handler context keeps out of sight. The
+ * AbortController is made only when pack code asks for the signal (making one costs more than
+ * the rest of a call); an abort that came first is applied to it then.
+ */
+class CallState {
+  constructor(bindings, logFor) {
+    this.aborted = false;
+    this.reason = undefined;
+    this.controller = undefined;
+    this.bindings = bindings;
+    this.logFor = logFor;
+    this.log = undefined;
+    this.secrets = undefined;
+  }
+
+  get signal() {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/** Each handler context's call. */
+const contextCalls = new WeakMap();
+
+// One getter per property for every context, so V8 gives contexts of one shape one hidden class.
+const ABORT_SIGNAL = {
+  get() {
+    return contextCalls.get(this)?.signal;
+  },
+  enumerable: true,
+};
+const SECRETS = {
+  get() {
+    return contextCalls.get(this)?.secrets;
+  },
+  enumerable: false,
+};
+const LOG = {
+  get() {
+    const call = contextCalls.get(this);
+    if (call === undefined) return undefined;
+    call.log ??= call.logFor(call.bindings);
+    return call.log;
+  },
+  enumerable: false,
+};
+
+/**
  * The context a handler gets: the wire context and its abort signal, with `secrets` and
  * `log` present but not enumerable, so spreading or serialising it shows neither.
  */
-function handlerContext(wire, signal, makeLog) {
-  const { secrets, ...rest } = wire;
-  const ctx = { ...rest, abortSignal: signal };
-  if (secrets !== undefined) Object.defineProperty(ctx, 'secrets', { value: secrets, enumerable: false });
-  // Made on first use: most handlers never log.
-  let log;
-  Object.defineProperty(ctx, 'log', { get: () => (log ??= makeLog()), enumerable: false });
+function handlerContext(wire, call) {
+  const { secrets, ...ctx } = wire;
+  Object.defineProperty(ctx, 'abortSignal', ABORT_SIGNAL);
+  if (secrets !== undefined) {
+    call.secrets = secrets;
+    Object.defineProperty(ctx, 'secrets', SECRETS);
+  }
+  Object.defineProperty(ctx, 'log', LOG);
+  contextCalls.set(ctx, call);
   return ctx;
 }
 
@@ -113,10 +180,10 @@ function fromHandlerError(error, ids) {
 }
 
 /** Whether an aborted handler ended because of its abort rather than ignoring it. */
-function honouredAbort(signal, response) {
-  if (!signal.aborted || response.kind !== 'error' || response.code !== 'handler-throw') return false;
+function honouredAbort(call, response) {
+  if (!call.aborted || response.kind !== 'error' || response.code !== 'handler-throw') return false;
   const cause = response.cause;
-  return cause === signal.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
+  return cause === call.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
 }
 
 /** A node:http request's head as the Rust core reads it (Node already joined and trimmed). */
@@ -165,9 +232,9 @@ export function createPackService(options) {
   // is called here, with each call's bindings from Rust.
   const nativeLog = nativeLoggerParts(log);
   const jsLog = nativeLog === undefined && log !== noopLogger ? log : undefined;
-  /** `ctx.log` of a call with these bindings (subsystem `pack.tool`). */
+  /** `ctx.log` of a call with these bindings (JSON text from Rust; subsystem `pack.tool`). */
   const toolLog = (bindings) =>
-    bindings === undefined ? log : log.child({ ...bindings, subsystem: 'pack.tool' });
+    bindings === '' ? log : log.child({ ...JSON.parse(bindings), subsystem: 'pack.tool' });
   const importModule = options.importModule ?? ((p) => import(pathToFileURL(p).href));
   const envCheck = options.envCheck ?? 'strict';
   const missingEnv = missingPackEnv(index.env, options.env ?? process.env);
@@ -179,25 +246,118 @@ export function createPackService(options) {
     );
   }
 
-  const controllers = new Map();
+  /** The calls JS is running, by the id Rust gave them. */
+  const calls = new Map();
 
-  function callTool(tool, message, signal, bindings) {
-    return runHandler({
-      tool: {
-        id: tool.id,
-        modulePath: resolveModule(tool.modulePath),
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-      },
-      input: message.input,
-      ctx: handlerContext(message.ctx, signal, () => toolLog(bindings)),
-      importHandler: importModule,
-    }).then((r) =>
-      r.kind === 'ok' ? { v: 2, kind: 'result', output: r.value } : fromHandlerError(r.error, { toolId: tool.id }),
-    );
+  // Modules by their index position, imported once by prewarm (ES modules are cached by Node
+  // anyway; this skips resolving the path and the import's promise on every call).
+  const toolModules = new Map();
+  const checkModules = new Map();
+
+  /** A tool's or check's module: the prewarmed one, else imported now. */
+  function moduleAt(modules, position, modulePath) {
+    if (modules.has(position)) return modules.get(position);
+    return Promise.resolve(modulePath).then((p) => importModule(resolveModule(p))).then((module) => {
+      modules.set(position, module);
+      return module;
+    });
   }
 
-  function callCheck(guardrail, message, signal) {
+  const toolError = (tool, code, message, extra = {}) => ({
+    v: 2,
+    kind: 'error',
+    code,
+    message,
+    toolId: tool.id,
+    ...extra,
+  });
+
+  /**
+   * Runs a tool's handler. Rust has checked the input (and filled its defaults) and checks the
+   * output; what is left is JavaScript's part of the TypeScript runner, in its order: the
+   * module, its handler, its Zod input schema, the call. Settles the call itself.
+   */
+  function callTool(id, position, message, inputJson, call) {
+    const tool = index.tools[position];
+    const input = inputJson === '' ? message.input : JSON.parse(inputJson);
+    const ctx = handlerContext(message.ctx, call);
+    const module = moduleAt(toolModules, position, tool.modulePath);
+    if (module instanceof Promise) {
+      module.then(
+        (loaded) => runToolModule(id, tool, loaded, input, ctx, call),
+        (cause) =>
+          settle(id, call, toolError(tool, 'handler-import-failed', `Failed to import handler module '${resolveModule(tool.modulePath)}': ${describeThrow(cause)}`, { cause: serializeCause(cause) })),
+      ).catch((cause) => fail(id, cause));
+      return;
+    }
+    runToolModule(id, tool, module, input, ctx, call);
+  }
+
+  function runToolModule(id, tool, module, input, ctx, call) {
+    const handler = resolveHandler(module);
+    if (handler === undefined) {
+      const where = resolveModule(tool.modulePath);
+      settle(id, call, toolError(tool, 'handler-shape-invalid', `Handler module '${where}' does not export a handler function (looked for default / handler / run)`));
+      return;
+    }
+    const inputZod = resolveInputZod(module);
+    if (inputZod === undefined) {
+      runToolHandler(id, tool, handler, input, ctx, call);
+      return;
+    }
+    parseWithZod(inputZod, input).then((parsed) => {
+      if (parsed.ok) {
+        runToolHandler(id, tool, handler, parsed.value, ctx, call);
+      } else {
+        settle(id, call, toolError(tool, 'input-validation-failed', `Tool "${tool.id}" input failed validation`, { issues: parsed.issues }));
+      }
+    }).catch((cause) => fail(id, cause));
+  }
+
+  function runToolHandler(id, tool, handler, input, ctx, call) {
+    const threw = (cause) =>
+      settle(id, call, toolError(tool, 'handler-throw', `Handler for tool "${tool.id}" threw: ${describeThrow(cause)}`, { cause: serializeCause(cause) }));
+    let output;
+    try {
+      output = handler(input, ctx);
+    } catch (cause) {
+      threw(cause);
+      return;
+    }
+    // A plain value is answered at once; anything else is awaited, as `await` would.
+    if (output !== null && (typeof output === 'object' || typeof output === 'function')) {
+      Promise.resolve(output).then((value) => settleOutput(id, tool, call, value), threw).catch((cause) => fail(id, cause));
+    } else {
+      settleOutput(id, tool, call, output);
+    }
+  }
+
+  /** Hands a tool's output to Rust, which checks it against the output schema. */
+  function settleOutput(id, tool, call, output) {
+    let marked;
+    try {
+      marked = markedJson(output);
+    } catch (cause) {
+      // A cycle: the runner's answer for output that cannot be validated.
+      settle(id, call, toolError(tool, 'output-validation-failed', `Tool "${tool.id}" handler produced output that cannot be validated: ${describeThrow(cause)}`, { cause: serializeCause(cause) }));
+      return;
+    }
+    calls.delete(id);
+    if (marked.exact) {
+      service.settleOutput(id, marked.text, undefined, undefined);
+      return;
+    }
+    // JSON writes this output differently than the schema judges it (`undefined`, `NaN`, a
+    // Date): the answer is what JSON.stringify makes of the whole message, as in TypeScript.
+    try {
+      service.settleOutput(id, marked.text, JSON.stringify({ v: 2, kind: 'result', output }), undefined);
+    } catch (cause) {
+      service.settleOutput(id, marked.text, undefined, describeCause(cause));
+    }
+  }
+
+  function callCheck(position, message, call) {
+    const guardrail = index.guardrails[position];
     const id = message.check.id;
     return runCheck({
       check: {
@@ -207,8 +367,8 @@ export function createPackService(options) {
       },
       config: message.config,
       trace: message.trace,
-      abortSignal: signal,
-      importCheck: importModule,
+      abortSignal: call.signal,
+      importCheck: () => moduleAt(checkModules, position, guardrail.checkModulePath),
     }).then((r) =>
       r.kind === 'ok' ? { v: 2, kind: 'check-result', result: r.value } : fromHandlerError(r.error, { checkId: id }),
     );
@@ -216,8 +376,8 @@ export function createPackService(options) {
 
   // Everything below runs inside a threadsafe-function call or a promise callback: it must
   // never throw, since a throw there is an uncaught exception for the whole process.
-  function settle(id, signal, response) {
-    controllers.delete(id);
+  function settle(id, call, response) {
+    calls.delete(id);
     let text;
     try {
       text = JSON.stringify(response);
@@ -227,35 +387,34 @@ export function createPackService(options) {
       return;
     }
     const outcome = response.kind === 'error' ? response.code : 'ok';
-    service.settle(id, text, outcome, honouredAbort(signal, response), undefined);
+    service.settle(id, text, outcome, honouredAbort(call, response), undefined);
   }
 
   function fail(id, cause) {
-    controllers.delete(id);
+    calls.delete(id);
     service.settle(id, '', 'ok', false, describeCause(cause));
   }
 
-  function dispatch(id, target, position, request, bindings) {
-    const controller = new AbortController();
-    controllers.set(id, controller);
-    let work;
+  function dispatch(id, target, position, request, inputJson, bindings) {
+    const call = new CallState(bindings, toolLog);
+    calls.set(id, call);
     try {
       const message = JSON.parse(request);
-      work =
-        target === 'tool'
-          ? callTool(index.tools[position], message, controller.signal, bindings === '' ? undefined : JSON.parse(bindings))
-          : callCheck(index.guardrails[position], message, controller.signal);
+      if (target === 'tool') {
+        callTool(id, position, message, inputJson, call);
+        return;
+      }
+      callCheck(position, message, call).then(
+        (response) => settle(id, call, response),
+        (cause) => fail(id, cause),
+      );
     } catch (cause) {
-      work = Promise.reject(cause);
+      fail(id, cause);
     }
-    work.then(
-      (response) => settle(id, controller.signal, response),
-      (cause) => fail(id, cause),
-    );
   }
 
   function abort(id, reason) {
-    controllers.get(id)?.abort(reason);
+    calls.get(id)?.abort(reason);
   }
 
   function event(json) {
@@ -313,30 +472,26 @@ export function createPackService(options) {
     // The distinct tools and checks as the Rust catalog keys them (last entry wins), in order.
     const targets = service.prewarmTargets().map(({ target, id, position }) =>
       target === 'tool'
-        ? { ids: { toolId: id }, id, entry: index.tools[position], modulePath: index.tools[position].modulePath }
-        : { ids: { checkId: id }, id, entry: index.guardrails[position], modulePath: index.guardrails[position].checkModulePath },
+        ? { ids: { toolId: id }, id, position, modules: toolModules, modulePath: index.tools[position].modulePath }
+        : { ids: { checkId: id }, id, position, modules: checkModules, modulePath: index.guardrails[position].checkModulePath },
     );
-    // Validators compiled now, so the first call is as fast as the rest. A schema that does
-    // not compile is reported by every call that uses it, as in TypeScript.
-    const precompile = (schema, side) => {
+    // Tool schemas were compiled in Rust when the service was made; a check's config schema is
+    // checked here, so it is compiled now. One that does not compile is reported by every call
+    // that uses it, as in TypeScript.
+    for (const { ids, position } of targets) {
+      const schema = ids.checkId !== undefined ? index.guardrails[position].configSchema : undefined;
+      if (schema === undefined) continue;
       try {
-        compileSchema(schema, side);
+        compileSchema(schema, 'output');
       } catch {
-        // Answered per call as `*-validation-failed`.
-      }
-    };
-    for (const { ids, entry } of targets) {
-      if (ids.toolId !== undefined) {
-        precompile(entry.input, 'input');
-        precompile(entry.output, 'output');
-      } else if (entry.configSchema !== undefined) {
-        precompile(entry.configSchema, 'output');
+        // Answered per call as `input-validation-failed`.
       }
     }
     for (const target of targets) {
       try {
-        await importModule(resolveModule(target.modulePath));
+        target.modules.set(target.position, await importModule(resolveModule(target.modulePath)));
       } catch (cause) {
+        target.modules.delete(target.position);
         failures.push({
           v: 2,
           kind: 'error',

@@ -9,6 +9,9 @@ const bySchema = { input: new WeakMap(), output: new WeakMap() };
 /** The key of a marker (see src/validate/js.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';
 
+/** Whether the last `valueText` had to write something other than what JSON.stringify writes. */
+let rewrote = false;
+
 /**
  * `JSON.stringify` replacer that writes what Ajv sees rather than what JSON.stringify would:
  * `undefined`, `NaN`, `±Infinity`, BigInts, functions and symbols become markers (so an
@@ -22,11 +25,17 @@ function markJsValues(key, value) {
     case 'function':
     case 'symbol':
     case 'bigint':
+      rewrote = true;
       return { [MARKER]: typeof raw };
     case 'number':
-      return Number.isFinite(raw) ? value : { [MARKER]: String(raw) };
+      if (Number.isFinite(raw)) return value;
+      rewrote = true;
+      return { [MARKER]: String(raw) };
     case 'object':
-      if (raw !== null && raw !== value && !Array.isArray(raw)) return { ...raw };
+      if (raw !== null && raw !== value && !Array.isArray(raw)) {
+        rewrote = true;
+        return { ...raw };
+      }
       return value;
     default:
       return value;
@@ -40,6 +49,55 @@ function valueText(value) {
     // A cycle: what is left is the same error jsonText gives.
     return jsonText(value, 'The value');
   }
+}
+
+/** Deeper than this, `isPlainJson` leaves the value to the replacer (which finds cycles). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * Whether `JSON.stringify(value)` writes exactly what the validator must see: nothing in it is
+ * `undefined`, a function, a symbol, a BigInt, a non-finite number, a boxed primitive or an
+ * object with `toJSON`. A plain loop, much cheaper than a replacer called for every value.
+ */
+function isPlainJson(value, depth = 0) {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      if (!isPlainJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  if (typeof value.toJSON === 'function' || value instanceof Number || value instanceof String || value instanceof Boolean) {
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !isPlainJson(value[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * `value` as the validator reads it (JSON text with what JSON cannot hold marked), and whether
+ * that text is also exactly what `JSON.stringify(value)` writes. Throws as `jsonText` does
+ * for a value JSON cannot hold at all (a cycle).
+ */
+export function markedJson(value) {
+  if (isPlainJson(value)) return { text: JSON.stringify(value), exact: true };
+  rewrote = false;
+  const text = valueText(value);
+  return { text, exact: !rewrote };
 }
 
 /** Follows a JSON pointer into `root`. */
@@ -85,6 +143,11 @@ export function compileSchema(schema, side) {
   if (cacheable) {
     const cached = bySchema[side].get(schema);
     if (cached !== undefined) return cached;
+  }
+  // What JSON has no text for is refused as Ajv refuses any schema that is not an object or a
+  // boolean (`null` and numbers reach the native compiler, which says the same).
+  if (['undefined', 'function', 'symbol', 'bigint'].includes(typeof schema)) {
+    throw nativeError('schema-compile-failed', 'schema must be object or boolean');
   }
   let compiled;
   try {

@@ -4,7 +4,7 @@
 use kindgi_handler_runtime_native::env::PackEnvCheck;
 use kindgi_handler_runtime_native::log::{LogSettings, Logger, Sink};
 use kindgi_handler_runtime_native::service::call::{
-    AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target,
+    AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
 use kindgi_handler_runtime_native::service::catalog::Catalog;
 use kindgi_handler_runtime_native::service::core::{
@@ -20,7 +20,8 @@ use tokio::net::{TcpListener, TcpStream};
 
 const TOKEN: &str = "test-token";
 
-/// Fake pack code, by tool id: `echo` answers its input, `wait` waits for its abort and
+/// Fake pack code, by tool id: `echo` answers its input (its schemas give `n` a default and cap
+/// `text` at 5 characters on the way out), `wait` waits for its abort and
 /// honours it, `stubborn` ignores its abort for 150 ms; the check `c` passes.
 struct FakeRunner {
     aborts: Arc<Mutex<Vec<(String, AbortReason)>>>,
@@ -39,10 +40,21 @@ impl Runner for FakeRunner {
                     message(r#"{"v":2,"kind":"check-result","result":{"passed":true}}"#.into())
                 }
                 Target::Tool(tool) => match tool.id.as_str() {
-                    "echo" => message(format!(
-                        r#"{{"v":2,"kind":"result","output":{}}}"#,
-                        call.message.get("input").cloned().unwrap_or(Value::Null)
-                    )),
+                    // Answers its input with the defaults filled, as the JS runner would.
+                    "echo" => Settled {
+                        answer: Answer::Output(ToolOutput {
+                            marked: call.input_json.clone().unwrap_or_else(|| {
+                                call.message
+                                    .get("input")
+                                    .cloned()
+                                    .unwrap_or_default()
+                                    .to_string()
+                            }),
+                            response: None,
+                            unwritable: None,
+                        }),
+                        honoured_abort: false,
+                    },
                     "wait" => {
                         let reason = abort.aborted().await;
                         aborts
@@ -79,9 +91,12 @@ impl Harness {
         let index = json!({
             "v": 1, "packId": "fake", "packVersion": "1.0.0", "artifactVersion": "20260101.1",
             "tools": [
-                {"id": "echo", "modulePath": "echo.mjs"},
-                {"id": "wait", "modulePath": "wait.mjs", "version": "1.0.0"},
-                {"id": "stubborn", "modulePath": "stubborn.mjs"}
+                {"id": "echo", "modulePath": "echo.mjs",
+                 "input": {"type": "object", "properties": {
+                     "text": {"type": "string"}, "n": {"type": "integer", "default": 1}}},
+                 "output": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 5}}}},
+                {"id": "wait", "modulePath": "wait.mjs", "version": "1.0.0", "input": {}, "output": {}},
+                {"id": "stubborn", "modulePath": "stubborn.mjs", "input": {}, "output": true}
             ],
             "guardrails": [{"id": "g", "checkId": "c", "checkModulePath": "c.mjs"}],
             "agents": [], "flows": []
@@ -314,9 +329,32 @@ async fn invokes_answer_messages_with_their_headers() {
     assert_eq!(echoed.status, 200);
     assert_eq!(
         echoed.body,
-        r#"{"v":2,"kind":"result","output":{"text":"hi"}}"#
+        r#"{"v":2,"kind":"result","output":{"text":"hi","n":1}}"#
     );
     assert_eq!(echoed.header("kindgi-artifact-version"), Some("20260101.1"));
+    // Input and output are checked in Rust, around the handler.
+    let with_input = |input: Value| {
+        json!({"v": 2, "kind": "invoke", "tool": {"id": "echo"}, "input": input,
+            "ctx": {"tenantId": "t1", "runId": "r1"}})
+        .to_string()
+    };
+    let bad_input = exchange(
+        h.addr(),
+        &invoke_request(&with_input(json!({"text": 5})), ""),
+    )
+    .await;
+    assert_eq!(
+        bad_input.body,
+        r##"{"v":2,"kind":"error","code":"input-validation-failed","message":"Tool \"echo\" input failed validation","toolId":"echo","issues":[{"instancePath":"/text","schemaPath":"#/properties/text/type","keyword":"type","params":{"type":"string"},"message":"must be string"}]}"##
+    );
+    let bad_output = exchange(
+        h.addr(),
+        &invoke_request(&with_input(json!({"text": "too long"})), ""),
+    )
+    .await;
+    assert!(bad_output.body.starts_with(
+        r#"{"v":2,"kind":"error","code":"output-validation-failed","message":"Tool \"echo\" handler produced output that failed validation","toolId":"echo","issues":[{"instancePath":"/text","#
+    ));
     assert!(echoed
         .header("kindgi-duration-ms")
         .is_some_and(|v| v.parse::<u64>().is_ok()));
@@ -410,6 +448,8 @@ async fn invokes_answer_messages_with_their_headers() {
         calls,
         vec![
             ("echo".to_owned(), "ok"),
+            ("echo".to_owned(), "input-validation-failed"),
+            ("echo".to_owned(), "output-validation-failed"),
             ("c".to_owned(), "ok"),
             ("nope".to_owned(), "tool-not-in-pack")
         ]

@@ -109,8 +109,10 @@ impl NativeLogs {
             return;
         };
         let fields = fields.as_deref().map(object).unwrap_or_default();
-        self.logger(&bindings)
-            .log(level, &message, fields, &in_message.unwrap_or_default());
+        let logger = self.logger(&bindings);
+        logger.log(level, &message, fields, &in_message.unwrap_or_default());
+        // Written from the JS thread: out now, after what Rust queued before it.
+        logger.flush();
     }
 
     /// Writes a lifecycle record (subsystem `pack`), whatever the levels: `event` and `kind`
@@ -124,8 +126,8 @@ impl NativeLogs {
         let mut fields = fields.as_deref().map(object).unwrap_or_default();
         fields.insert("event".into(), kind.clone().into());
         fields.insert("kind".into(), kind.into());
-        self.logger(r#"{"subsystem":"pack"}"#)
-            .unfiltered()
-            .log(level, &message, fields, &[]);
+        let logger = self.logger(r#"{"subsystem":"pack"}"#).unfiltered();
+        logger.log(level, &message, fields, &[]);
+        logger.flush();
     }
 }

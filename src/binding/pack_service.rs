@@ -11,7 +11,9 @@ use crate::binding::logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::json::to_js_json;
 use crate::protocol::PackErrorCode;
-use crate::service::call::{Answer, Call, CallAbort, RunFuture, Runner, Settled, Target};
+use crate::service::call::{
+    Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
+};
 use crate::service::catalog::Catalog;
 use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
@@ -32,9 +34,9 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false>;
-/// `(callId, "tool" | "check", position in the index list, request JSON, the call's log
-/// bindings as JSON or "")`.
-type DispatchArgs = FnArgs<(u32, String, u32, String, String)>;
+/// `(callId, "tool" | "check", position in the index list, request JSON, the tool's input with
+/// its defaults filled as JSON or "" (use the request's), the call's log bindings as JSON or "")`.
+type DispatchArgs = FnArgs<(u32, String, u32, String, String, String)>;
 /// `(callId, reason)`.
 type AbortArgs = FnArgs<(u32, String)>;
 
@@ -94,6 +96,7 @@ impl Runner for Arc<JsRunner> {
                 body,
                 id: call_id,
                 bindings,
+                input_json,
                 ..
             } = call;
             let id = runner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -119,6 +122,7 @@ impl Runner for Arc<JsRunner> {
                     word.to_owned(),
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
+                    input_json.unwrap_or_default(),
                     bindings.map_or_else(String::new, |b| to_js_json(&Value::Object((*b).clone()))),
                 )
                     .into(),
@@ -322,7 +326,7 @@ fn invalid(message: impl Into<String>) -> JsError {
 
 #[napi(
     js_name = "createNativePackService",
-    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string, bindings: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
+    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string, input: string, bindings: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
 )]
 pub fn create_native_pack_service(
     options: NativePackServiceOptions,
@@ -389,6 +393,17 @@ impl NativePackService {
     fn take_ticket_keeping_hang_up(&self, ticket: u32) -> Option<Ticket> {
         self.tickets.lock().ok()?.remove(&ticket)
     }
+
+    /// Hands call `id` its outcome; false when the call is gone.
+    fn finish(&self, id: u32, settled: Settled) -> bool {
+        let slot = self
+            .runner
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut pending| pending.remove(&id));
+        slot.is_some_and(|settle| settle.send(settled).is_ok())
+    }
 }
 
 #[napi]
@@ -412,20 +427,37 @@ impl NativePackService {
             },
             (None, None) => Answer::Message(response),
         };
-        let slot = self
-            .runner
-            .pending
-            .lock()
-            .ok()
-            .and_then(|mut pending| pending.remove(&id));
-        slot.is_some_and(|settle| {
-            settle
-                .send(Settled {
-                    answer,
-                    honoured_abort,
-                })
-                .is_ok()
-        })
+        self.finish(
+            id,
+            Settled {
+                answer,
+                honoured_abort,
+            },
+        )
+    }
+
+    /// Ends tool call `id` with its handler's output, which Rust checks against the output
+    /// schema: `marked` is the output as the schema judges it, `response` the whole message
+    /// when JSON writes it differently, `unwritable` why JSON cannot write it at all.
+    #[napi]
+    pub fn settle_output(
+        &self,
+        id: u32,
+        marked: String,
+        response: Option<String>,
+        unwritable: Option<String>,
+    ) -> bool {
+        self.finish(
+            id,
+            Settled {
+                answer: Answer::Output(ToolOutput {
+                    marked,
+                    response,
+                    unwritable,
+                }),
+                honoured_abort: false,
+            },
+        )
     }
 
     /// Routes a node:http request and decides everything before its body.

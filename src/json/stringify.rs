@@ -30,26 +30,33 @@ fn write_value(out: &mut String, value: &Value) {
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            let mut indexed: Vec<(u32, &String, &Value)> = map
-                .iter()
-                .filter_map(|(k, v)| array_index(k).map(|i| (i, k, v)))
-                .collect();
-            indexed.sort_by_key(|(i, _, _)| *i);
-            let named = map.iter().filter(|(k, _)| array_index(k).is_none());
-            out.push('{');
-            let members = indexed.into_iter().map(|(_, k, v)| (k, v)).chain(named);
-            for (i, (key, item)) in members.enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json_str(out, key);
-                out.push(':');
-                write_value(out, item);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_members(out, map.iter().map(|(k, v)| (k.as_str(), v))),
     }
+}
+
+/// `JSON.stringify` of an object given as its members in insertion order: the array-index
+/// keys first, ascending, as JavaScript enumerates them, then the others in order.
+pub fn write_members<'a>(
+    out: &mut String,
+    members: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
+) {
+    let mut indexed: Vec<(u32, &str, &Value)> = members
+        .clone()
+        .filter_map(|(k, v)| array_index(k).map(|i| (i, k, v)))
+        .collect();
+    indexed.sort_by_key(|(i, _, _)| *i);
+    let named = members.filter(|(k, _)| array_index(k).is_none());
+    out.push('{');
+    let ordered = indexed.into_iter().map(|(_, k, v)| (k, v)).chain(named);
+    for (i, (key, item)) in ordered.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_json_str(out, key);
+        out.push(':');
+        write_value(out, item);
+    }
+    out.push('}');
 }
 
 #[cfg(test)]

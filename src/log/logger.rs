@@ -2,26 +2,12 @@
 //! picks the level, and one sink shared by a logger and all its children.
 
 use crate::log::levels::Level;
-use crate::log::record::{assemble, format_json, format_pretty, RecordParts};
+use crate::log::record::{assemble, format_json, format_pretty, json_line, Entries, RecordParts};
 use crate::log::settings::{LogFormat, LogSettings};
+use crate::log::sink::Sink;
 use serde_json::{Map, Value};
-use std::io::Write;
 use std::sync::Arc;
 use std::time::SystemTime;
-
-/// Where finished lines go: one complete line, without its newline.
-pub type Sink = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// The process's stderr, one write per line so that lines from several threads never mix.
-pub fn stderr_sink() -> Sink {
-    Arc::new(|line: &str| {
-        let mut framed = String::with_capacity(line.len() + 1);
-        framed.push_str(line);
-        framed.push('\n');
-        // A sink that fails must never fail the code that logged.
-        let _ = std::io::stderr().lock().write_all(framed.as_bytes());
-    })
-}
 
 struct Shared {
     settings: LogSettings,
@@ -31,7 +17,7 @@ struct Shared {
 #[derive(Clone)]
 pub struct Logger {
     shared: Arc<Shared>,
-    bindings: Arc<Map<String, Value>>,
+    bindings: Arc<Entries>,
     subsystem: String,
     threshold: Level,
 }
@@ -49,10 +35,10 @@ impl Logger {
     /// The root logger (subsystem `root`, no bindings).
     pub fn new(settings: LogSettings, sink: Sink) -> Logger {
         let shared = Arc::new(Shared { settings, sink });
-        Logger::build(shared, Map::new())
+        Logger::build(shared, Entries::default())
     }
 
-    fn build(shared: Arc<Shared>, bindings: Map<String, Value>) -> Logger {
+    fn build(shared: Arc<Shared>, bindings: Entries) -> Logger {
         let subsystem = match bindings.get("subsystem") {
             Some(Value::String(name)) if !name.is_empty() => name.clone(),
             _ => "root".to_owned(),
@@ -76,12 +62,30 @@ impl Logger {
         Logger::build(Arc::clone(&self.shared), bindings)
     }
 
+    /// The level a child with `more` would write from, without making the child.
+    pub fn child_threshold(&self, more: &Map<String, Value>) -> Level {
+        match more.get("subsystem") {
+            Some(Value::String(name)) if !name.is_empty() => self
+                .shared
+                .settings
+                .levels
+                .level_for(name, self.shared.settings.level),
+            _ => self.threshold,
+        }
+    }
+
     /// This logger with every level enabled (lifecycle records, written whatever the levels).
     pub fn unfiltered(&self) -> Logger {
         Logger {
             threshold: Level::Trace,
             ..self.clone()
         }
+    }
+
+    /// Writes out every line queued so far (before a process exits, or to keep the order of
+    /// lines written from another thread).
+    pub fn flush(&self) {
+        self.shared.sink.flush();
     }
 
     pub fn threshold(&self) -> Level {
@@ -101,24 +105,80 @@ impl Logger {
         fields: Map<String, Value>,
         in_message: &[String],
     ) {
-        if !self.enabled(level) {
+        if self.enabled(level) {
+            self.write(level, &self.subsystem, message, None, fields, in_message);
+        }
+    }
+
+    /// [`Logger::log`] as `self.child(more).log(…)` would write it, without making the child.
+    pub fn log_as_child(
+        &self,
+        more: &Map<String, Value>,
+        level: Level,
+        message: &str,
+        fields: Map<String, Value>,
+        in_message: &[String],
+    ) {
+        if level < self.child_threshold(more) {
             return;
         }
+        let subsystem = match more.get("subsystem") {
+            Some(Value::String(name)) if !name.is_empty() => name.as_str(),
+            _ => self.subsystem.as_str(),
+        };
+        self.write(level, subsystem, message, Some(more), fields, in_message);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &self,
+        level: Level,
+        subsystem: &str,
+        message: &str,
+        more: Option<&Map<String, Value>>,
+        fields: Map<String, Value>,
+        in_message: &[String],
+    ) {
+        let time = SystemTime::now();
+        if self.shared.settings.format == LogFormat::Json {
+            // The bindings, then `more`, then the fields: a later name takes an earlier one's
+            // place, as object spread does.
+            let mut merged: Vec<(&str, &Value)> = Vec::with_capacity(24);
+            let layers = self.bindings.iter().chain(
+                more.into_iter()
+                    .flatten()
+                    .chain(fields.iter())
+                    .map(|(k, v)| (k.as_str(), v)),
+            );
+            for (key, value) in layers {
+                match merged.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = value,
+                    None => merged.push((key, value)),
+                }
+            }
+            if let Some(line) = json_line(time, level, subsystem, message, &merged, in_message) {
+                self.shared.sink.write(&line);
+                return;
+            }
+        }
         let mut merged = (*self.bindings).clone();
+        if let Some(more) = more {
+            merged.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
         merged.extend(fields);
-        let record = assemble(&RecordParts {
-            time: SystemTime::now(),
+        let record = assemble(RecordParts {
+            time,
             level,
-            subsystem: &self.subsystem,
+            subsystem,
             message,
-            merged: &merged,
+            merged,
             in_message,
         });
         let line = match self.shared.settings.format {
             LogFormat::Json => format_json(&record),
             LogFormat::Pretty { colour } => format_pretty(&record, level, colour),
         };
-        (self.shared.sink)(&line);
+        self.shared.sink.write(&line);
     }
 }
 

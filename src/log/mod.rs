@@ -7,7 +7,9 @@ pub mod logger;
 pub mod record;
 pub mod redact;
 pub mod settings;
+pub mod sink;
 
 pub use levels::Level;
-pub use logger::{stderr_sink, Logger, Sink};
+pub use logger::Logger;
 pub use settings::{LogEnv, LogFormat, LogSettings};
+pub use sink::{stderr_sink, LineSink, Sink};

@@ -2,9 +2,12 @@
 //! line or as a pretty line for a terminal.
 
 use crate::canonical::iso_utc_millis;
-use crate::json::to_js_json;
+use crate::json::{array_index, to_js_json, write_json_str, write_members};
 use crate::log::levels::Level;
-use crate::log::redact::{redact_value, scrub_text};
+use crate::log::redact::{
+    is_secret_key, redact_at_depth, redact_in_place, redact_members, scrub_in_place, scrub_text,
+    scrubbed, MAX_REDACT_DEPTH, REDACTED,
+};
 use crate::service::config::is_js_whitespace;
 use serde_json::{Map, Value};
 use std::time::SystemTime;
@@ -37,6 +40,55 @@ fn is_reserved(key: &str) -> bool {
     FIXED.contains(&key) || key == "inMessage"
 }
 
+/// An object's members in insertion order, as a JavaScript object keeps them: setting a name
+/// already there replaces its value in its place. Records hold a few dozen members at most, so
+/// a list beats a hash map here.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Entries(Vec<(String, Value)>);
+
+impl Entries {
+    pub fn set(&mut self, key: String, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, slot)) => *slot = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// `{...self, ...more}`.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = (String, Value)>) {
+        for (key, value) in more {
+            self.set(key, value);
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> + Clone {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    fn take(&mut self, key: &str) -> Option<Value> {
+        let at = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.remove(at).1)
+    }
+}
+
+impl From<Map<String, Value>> for Entries {
+    fn from(map: Map<String, Value>) -> Self {
+        Entries(map.into_iter().collect())
+    }
+}
+
+impl FromIterator<(String, Value)> for Entries {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        let mut entries = Entries::default();
+        entries.extend(iter);
+        entries
+    }
+}
+
 /// What a record is made of before it is assembled.
 pub struct RecordParts<'a> {
     pub time: SystemTime,
@@ -45,7 +97,7 @@ pub struct RecordParts<'a> {
     pub message: &'a str,
     /// The logger's bindings with the record's fields over them (a field replaces a binding
     /// of the same name in the binding's place).
-    pub merged: &'a Map<String, Value>,
+    pub merged: Entries,
     /// The names the message states, for renderers to leave out.
     pub in_message: &'a [String],
 }
@@ -53,69 +105,218 @@ pub struct RecordParts<'a> {
 /// The record as `@kindgi/log` assembles it: the fixed five, the correlation fields present,
 /// the other fields in order (secret keys redacted, every string scrubbed), reserved names
 /// under `fields`, `err`, then `inMessage`.
-pub fn assemble(parts: &RecordParts<'_>) -> Map<String, Value> {
-    let mut out = Map::new();
+pub fn assemble(parts: RecordParts<'_>) -> Entries {
+    let RecordParts {
+        time,
+        level,
+        subsystem,
+        message,
+        mut merged,
+        in_message,
+    } = parts;
+    let err = merged.take("err");
+    let mut record = Entries(Vec::with_capacity(merged.0.len() + 8));
+    record.0.push(("time".into(), iso_utc_millis(time).into()));
+    record.0.push(("level".into(), level.name().into()));
+    record.0.push(("severity".into(), level.severity().into()));
+    record.0.push(("subsystem".into(), subsystem.into()));
+    record
+        .0
+        .push(("message".into(), scrub_text(message).into()));
     for key in CORRELATION {
-        if let Some(value) = parts.merged.get(key) {
-            out.insert(key.to_owned(), value.clone());
+        if let Some(value) = merged.take(key) {
+            record.0.push((key.to_owned(), value));
         }
     }
     let mut reserved = Map::new();
-    for (key, value) in parts.merged {
-        if key == "subsystem" || key == "err" || CORRELATION.contains(&key.as_str()) {
+    for (key, value) in merged.0 {
+        if key == "subsystem" {
             continue;
         }
-        if is_reserved(key) {
-            reserved.insert(key.clone(), value.clone());
+        if is_reserved(&key) {
+            reserved.insert(key, value);
         } else {
-            out.insert(key.clone(), value.clone());
+            record.set(key, value);
         }
     }
-    let mut record = Map::new();
-    record.insert("time".into(), iso_utc_millis(parts.time).into());
-    record.insert("level".into(), parts.level.name().into());
-    record.insert("severity".into(), parts.level.severity().into());
-    record.insert("subsystem".into(), parts.subsystem.into());
-    record.insert("message".into(), scrub_text(parts.message).into());
-    if let Value::Object(redacted) = redact_value(&Value::Object(out)) {
-        record.extend(redacted);
-    }
+    let (fixed, fields) = record.0.split_at_mut(FIXED.len());
+    debug_assert_eq!(fixed.len(), FIXED.len());
+    redact_members(fields.iter_mut().map(|(k, v)| (&*k, v)), 0);
     if !reserved.is_empty() {
-        record.insert("fields".into(), redact_value(&Value::Object(reserved)));
+        let mut reserved = Value::Object(reserved);
+        redact_in_place(&mut reserved);
+        record.set("fields".into(), reserved);
     }
-    if let Some(err) = parts.merged.get("err") {
-        record.insert("err".into(), scrub_strings(err));
+    if let Some(err) = err {
+        record.set("err".into(), scrub_strings(err));
     }
-    let stated: Vec<Value> = parts
-        .in_message
+    let stated: Vec<Value> = in_message
         .iter()
-        .filter(|key| !is_reserved(key) && *key != "err" && record.contains_key(key.as_str()))
+        .filter(|key| !is_reserved(key) && *key != "err" && record.get(key).is_some())
         .map(|key| Value::String(key.clone()))
         .collect();
     if !stated.is_empty() {
-        record.insert("inMessage".into(), Value::Array(stated));
+        record.set("inMessage".into(), Value::Array(stated));
     }
     record
 }
 
 /// An already serialised error: its strings scrubbed, its keys kept.
-fn scrub_strings(value: &Value) -> Value {
-    match value {
-        Value::String(text) => Value::String(scrub_text(text)),
-        Value::Array(items) => Value::Array(items.iter().map(scrub_strings).collect()),
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .map(|(k, v)| (k.clone(), scrub_strings(v)))
-                .collect(),
-        ),
-        other => other.clone(),
+fn scrub_strings(mut value: Value) -> Value {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::String(text) => scrub_in_place(text),
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            Value::Object(fields) => fields.values_mut().for_each(walk),
+            _ => {}
+        }
     }
+    walk(&mut value);
+    value
 }
 
 /// The JSON format: the record on one line, as `JSON.stringify` writes it.
-pub fn format_json(record: &Map<String, Value>) -> String {
-    to_js_json(&Value::Object(record.clone()))
+pub fn format_json(record: &Entries) -> String {
+    let mut out = String::with_capacity(256);
+    write_members(&mut out, record.iter());
+    out
+}
+
+/// A record's JSON line written straight from its members (the logger's bindings with the
+/// fields over them), with the same keys, order and redaction as [`assemble`] and
+/// [`format_json`] but without building the record first: the service writes one per call.
+/// `None` when a member is named like an array index (JavaScript lists those first, the fixed
+/// five included), which the general path handles.
+pub fn json_line(
+    time: SystemTime,
+    level: Level,
+    subsystem: &str,
+    message: &str,
+    merged: &[(&str, &Value)],
+    in_message: &[String],
+) -> Option<String> {
+    if merged.iter().any(|(key, _)| array_index(key).is_some()) {
+        return None;
+    }
+    let find = |key: &str| merged.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let mut out = String::with_capacity(384);
+    out.push_str("{\"time\":\"");
+    out.push_str(&iso_utc_millis(time));
+    out.push_str("\",\"level\":\"");
+    out.push_str(level.name());
+    out.push_str("\",\"severity\":\"");
+    out.push_str(level.severity());
+    out.push_str("\",\"subsystem\":");
+    write_json_str(&mut out, subsystem);
+    out.push_str(",\"message\":");
+    write_json_str(&mut out, &scrubbed(message));
+    let mut written: Vec<&str> = Vec::with_capacity(merged.len());
+    let member = |out: &mut String, key: &str| {
+        out.push(',');
+        write_json_str(out, key);
+        out.push(':');
+    };
+    for key in CORRELATION {
+        if let Some(value) = find(key) {
+            member(&mut out, key);
+            write_redacted(&mut out, value, 1);
+            written.push(key);
+        }
+    }
+    let reserved: Map<String, Value> = merged
+        .iter()
+        .filter(|(key, _)| *key != "subsystem" && is_reserved(key))
+        .map(|(key, value)| ((*key).to_owned(), (*value).clone()))
+        .collect();
+    let reserved_json = (!reserved.is_empty()).then(|| {
+        let mut reserved = Value::Object(reserved);
+        redact_in_place(&mut reserved);
+        to_js_json(&reserved)
+    });
+    for (key, value) in merged {
+        let skip = *key == "subsystem" || *key == "err" || is_reserved(key);
+        if skip || CORRELATION.contains(key) {
+            continue;
+        }
+        member(&mut out, key);
+        match (&reserved_json, *key) {
+            // A field named `fields` gives its place to the reserved names, as in JavaScript.
+            (Some(reserved), "fields") => out.push_str(reserved),
+            _ if is_secret_key(key) => write_json_str(&mut out, REDACTED),
+            _ => write_redacted(&mut out, value, 1),
+        }
+        written.push(key);
+    }
+    if let Some(reserved) = &reserved_json {
+        if !written.contains(&"fields") {
+            out.push_str(",\"fields\":");
+            out.push_str(reserved);
+            written.push("fields");
+        }
+    }
+    if let Some(err) = find("err") {
+        out.push_str(",\"err\":");
+        out.push_str(&to_js_json(&scrub_strings(err.clone())));
+    }
+    let mut stated = in_message
+        .iter()
+        .filter(|key| !is_reserved(key) && *key != "err" && written.contains(&key.as_str()))
+        .peekable();
+    if stated.peek().is_some() {
+        out.push_str(",\"inMessage\":[");
+        for (i, key) in stated.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_json_str(&mut out, key);
+        }
+        out.push(']');
+    }
+    out.push('}');
+    Some(out)
+}
+
+/// A member's value, redacted (secret keys, secret shapes, depth) as it is written.
+fn write_redacted(out: &mut String, value: &Value, depth: usize) {
+    match value {
+        Value::String(text) => write_json_str(out, &scrubbed(text)),
+        Value::Array(_) | Value::Object(_) if depth >= MAX_REDACT_DEPTH => {
+            write_json_str(out, "[too deep]")
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_redacted(out, item, depth + 1);
+            }
+            out.push(']');
+        }
+        Value::Object(members) if members.keys().any(|k| array_index(k).is_some()) => {
+            // Index keys go first: the general writer orders them.
+            let mut copy = value.clone();
+            redact_at_depth(&mut copy, depth);
+            out.push_str(&to_js_json(&copy));
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_str(out, key);
+                out.push(':');
+                if is_secret_key(key) {
+                    write_json_str(out, REDACTED);
+                } else {
+                    write_redacted(out, item, depth + 1);
+                }
+            }
+            out.push('}');
+        }
+        other => out.push_str(&to_js_json(other)),
+    }
 }
 
 const RESET: &str = "\u{1b}[0m";
@@ -173,7 +374,7 @@ fn error_lines(err: &Value) -> Vec<String> {
 
 /// The pretty format: `HH:MM:SS.mmm LEVEL [subsystem] message key=value …`, leaving out the
 /// fields the message states; an error's frames follow on their own lines.
-pub fn format_pretty(record: &Map<String, Value>, level: Level, colour: bool) -> String {
+pub fn format_pretty(record: &Entries, level: Level, colour: bool) -> String {
     let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
     let time = text("time").get(11..23).unwrap_or_default();
     let stated: Vec<&str> = record
@@ -191,8 +392,7 @@ pub fn format_pretty(record: &Map<String, Value>, level: Level, colour: bool) ->
         format!("{time} {}", level.label())
     };
     head.push_str(&format!(" [{}] {}", text("subsystem"), text("message")));
-    for (key, value) in record {
-        let key = key.as_str();
+    for (key, value) in record.iter() {
         if FIXED.contains(&key) || key == "err" || key == "inMessage" || stated.contains(&key) {
             continue;
         }
@@ -226,17 +426,17 @@ mod tests {
         UNIX_EPOCH + Duration::from_millis(1_767_268_800_123)
     }
 
-    fn record(level: Level, merged: Value, in_message: &[&str]) -> Map<String, Value> {
+    fn record(level: Level, merged: Value, in_message: &[&str]) -> Entries {
         let Value::Object(merged) = merged else {
             unreachable!("tests pass objects")
         };
         let in_message: Vec<String> = in_message.iter().map(|s| s.to_string()).collect();
-        assemble(&RecordParts {
+        assemble(RecordParts {
             time: at_noon(),
             level,
             subsystem: "pack",
             message: "tool acme.logs ok 3ms",
-            merged: &merged,
+            merged: merged.into(),
             in_message: &in_message,
         })
     }
@@ -277,12 +477,13 @@ mod tests {
                            "stack": "TypeError: m\n    at f (a.js:1:1)\n    at g (b.js:2:2)"}}),
             &["err", "message", "note"],
         );
-        assert_eq!(rec["apiKey"], json!("[redacted]"));
-        assert_eq!(rec["note"], json!("Bearer [redacted]"));
-        assert_eq!(rec["fields"], json!({"message": "x"}));
-        assert_eq!(rec["err"]["message"], json!("kgi_bt_…1234"));
-        assert_eq!(rec["inMessage"], json!(["note"]));
-        let keys: Vec<&str> = rec.keys().map(String::as_str).collect();
+        let field = |key: &str| rec.get(key).cloned().unwrap_or_default();
+        assert_eq!(field("apiKey"), json!("[redacted]"));
+        assert_eq!(field("note"), json!("Bearer [redacted]"));
+        assert_eq!(field("fields"), json!({"message": "x"}));
+        assert_eq!(field("err")["message"], json!("kgi_bt_…1234"));
+        assert_eq!(field("inMessage"), json!(["note"]));
+        let keys: Vec<&str> = rec.iter().map(|(k, _)| k).collect();
         assert_eq!(&keys[5..], ["apiKey", "note", "fields", "err", "inMessage"]);
         assert_eq!(
             format_pretty(&rec, Level::Error, true),
@@ -299,5 +500,61 @@ mod tests {
         assert_eq!(pretty_value(&json!("")), "\"\"");
         assert_eq!(pretty_value(&json!("a=b")), "\"a=b\"");
         assert_eq!(pretty_value(&json!([1, "x"])), "[1,\"x\"]");
+    }
+
+    /// The direct writer and the general path give the same line, whatever the members.
+    #[test]
+    fn direct_json_lines_match_the_general_path() {
+        let deep = json!({"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}});
+        let cases = [
+            json!({"subsystem": "pack", "packId": "p", "tenantId": "t", "traceId": "x"}),
+            json!({"password": "p", "note": "see postgres://u:pw@h/db", "fields": 1, "time": 2,
+                   "message": "m", "inMessage": 3, "list": [{"apiKey": 1}, "Bearer a.b"]}),
+            json!({"err": {"name": "E", "message": "kgi_bt_abcdefghijklmnop1234"}, "deep": deep,
+                   "n": 1.5, "big": 1e21, "nested": {"2": "b", "1": "a", "token": "x"}}),
+            json!({"toolId": "kgi_pt_abc", "x": null, "flag": true, "requestId": "Bearer zz"}),
+        ];
+        for case in cases {
+            let Value::Object(map) = case else { continue };
+            let in_message: Vec<String> =
+                ["note", "x", "time", "err", "fields", "toolId", "absent"]
+                    .map(String::from)
+                    .into();
+            let merged: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let direct = json_line(
+                at_noon(),
+                Level::Warn,
+                "pack",
+                "Bearer t msg",
+                &merged,
+                &in_message,
+            );
+            let general = format_json(&assemble(RecordParts {
+                time: at_noon(),
+                level: Level::Warn,
+                subsystem: "pack",
+                message: "Bearer t msg",
+                merged: map.clone().into(),
+                in_message: &in_message,
+            }));
+            assert_eq!(direct.as_deref(), Some(general.as_str()));
+        }
+        let indexed = [("1", &Value::Null)];
+        assert_eq!(
+            json_line(at_noon(), Level::Info, "pack", "m", &indexed, &[]),
+            None
+        );
+    }
+
+    #[test]
+    fn index_keys_come_first_as_in_javascript() {
+        let rec = record(Level::Info, json!({"b": 1, "7": 2, "1": 3}), &[]);
+        // A JavaScript object lists integer-like keys before all others, the fixed five too.
+        let json = format_json(&rec);
+        assert!(json.starts_with(r#"{"1":3,"7":2,"time":"#), "{json}");
+        assert!(
+            json.ends_with(r#""message":"tool acme.logs ok 3ms","b":1}"#),
+            "{json}"
+        );
     }
 }

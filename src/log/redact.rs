@@ -6,13 +6,13 @@
 //! a JavaScript-compatible engine, so `\b`, `\s` and case folding mean what they mean there.
 
 use regress::Regex;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::OnceLock;
 
 pub const REDACTED: &str = "[redacted]";
 
 /// Nesting below this depth is written as `[too deep]`.
-const MAX_DEPTH: usize = 8;
+pub const MAX_REDACT_DEPTH: usize = 8;
 
 const SECRET_KEY_ENDINGS: [&str; 12] = [
     "authorization",
@@ -32,12 +32,37 @@ const SECRET_KEY_ENDINGS: [&str; 12] = [
 /// Whether a field's key looks secret: lowercased, without `-` and `_`, it ends with one of
 /// the secret endings (`accessToken`, `x-api-key`; `tokenCount` stays).
 pub fn is_secret_key(key: &str) -> bool {
+    if key.is_ascii() {
+        // The common case, without building the normalised key.
+        let mut normal = key
+            .bytes()
+            .rev()
+            .filter(|b| *b != b'-' && *b != b'_')
+            .map(|b| b.to_ascii_lowercase());
+        let mut tail = [0u8; 13];
+        let mut len = 0;
+        for byte in normal.by_ref().take(tail.len()) {
+            tail[len] = byte;
+            len += 1;
+        }
+        return SECRET_KEY_ENDINGS.iter().any(|end| {
+            end.len() <= len && end.bytes().rev().zip(&tail[..len]).all(|(a, b)| a == *b)
+        });
+    }
     let normal: String = key
         .chars()
         .filter(|c| *c != '-' && *c != '_')
         .flat_map(char::to_lowercase)
         .collect();
     SECRET_KEY_ENDINGS.iter().any(|end| normal.ends_with(end))
+}
+
+/// Whether `text` may hold a secret shape; most strings are passed over on this alone.
+fn may_hold_secret(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.contains("kgi_")
+        || text.contains("://")
+        || bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"bearer"))
 }
 
 struct Shapes {
@@ -84,10 +109,7 @@ pub fn scrub_text(text: &str) -> String {
     let Some(shapes) = shapes() else {
         return text.to_owned();
     };
-    if !text.contains("kgi_")
-        && !text.contains("://")
-        && !text.to_ascii_lowercase().contains("bearer")
-    {
+    if !may_hold_secret(text) {
         return text.to_owned();
     }
     let tokens = replace_all(text, &shapes.kindgi_token, |m, out| {
@@ -117,30 +139,60 @@ pub fn scrub_text(text: &str) -> String {
 /// A value with both rules applied: secret keys redacted, strings scrubbed, anything nested
 /// deeper than eight levels written as `[too deep]`.
 pub fn redact_value(value: &Value) -> Value {
-    redact_at(value, 0)
+    let mut copy = value.clone();
+    redact_in_place(&mut copy);
+    copy
 }
 
-fn redact_at(value: &Value, depth: usize) -> Value {
+/// [`redact_value`] on the value itself.
+pub fn redact_in_place(value: &mut Value) {
+    redact_at(value, 0);
+}
+
+/// [`redact_in_place`] for a value found `depth` levels down.
+pub fn redact_at_depth(value: &mut Value, depth: usize) {
+    redact_at(value, depth);
+}
+
+/// A string scrubbed, borrowed as it is when it holds no secret shape.
+pub fn scrubbed(text: &str) -> std::borrow::Cow<'_, str> {
+    if may_hold_secret(text) {
+        scrub_text(text).into()
+    } else {
+        text.into()
+    }
+}
+
+/// A string scrubbed in place, left alone (no copy) when it holds no secret shape.
+pub fn scrub_in_place(text: &mut String) {
+    if may_hold_secret(text) {
+        *text = scrub_text(text);
+    }
+}
+
+fn redact_at(value: &mut Value, depth: usize) {
     match value {
-        Value::String(text) => Value::String(scrub_text(text)),
-        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => "[too deep]".into(),
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|v| redact_at(v, depth + 1)).collect())
+        Value::String(text) => scrub_in_place(text),
+        Value::Array(_) | Value::Object(_) if depth >= MAX_REDACT_DEPTH => {
+            *value = "[too deep]".into()
         }
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .map(|(key, v)| {
-                    let v = if is_secret_key(key) {
-                        REDACTED.into()
-                    } else {
-                        redact_at(v, depth + 1)
-                    };
-                    (key.clone(), v)
-                })
-                .collect::<Map<_, _>>(),
-        ),
-        other => other.clone(),
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_at(v, depth + 1)),
+        Value::Object(fields) => redact_members(fields.iter_mut(), depth),
+        _ => {}
+    }
+}
+
+/// The members of an object at `depth`: a secret key's value redacted, the others in depth.
+pub fn redact_members<'a>(
+    members: impl Iterator<Item = (&'a String, &'a mut Value)>,
+    depth: usize,
+) {
+    for (key, v) in members {
+        if is_secret_key(key) {
+            *v = REDACTED.into();
+        } else {
+            redact_at(v, depth + 1);
+        }
     }
 }
 

@@ -96,6 +96,9 @@ pub struct Call {
     pub id: String,
     /// The call's log bindings, when the runner's `ctx.log` needs them.
     pub bindings: Option<Arc<Map<String, Value>>>,
+    /// A tool's input with its schema's defaults filled in, as JSON text; `None` when the
+    /// input is used as sent (or the call is a check's).
+    pub input_json: Option<String>,
 }
 
 /// What running pack code gave.
@@ -112,13 +115,28 @@ pub enum Answer {
     /// The service itself failed on this call (an answer JSON cannot hold): a 500 whose
     /// `error` is this text.
     Failed(String),
+    /// A tool handler's output, not yet checked against the tool's output schema.
+    Output(ToolOutput),
+}
+
+/// What a tool handler returned, as JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The output with what JSON cannot hold marked (`validate::js`): what the schema judges.
+    pub marked: String,
+    /// The whole `result` message, when the output held something JSON writes differently
+    /// than the schema sees it (`undefined`, `NaN`, a `Date`); else it is built from `marked`.
+    pub response: Option<String>,
+    /// Why the output cannot be written as JSON (a BigInt): the call fails with a 500 once the
+    /// output passed its schema.
+    pub unwritable: Option<String>,
 }
 
 impl Answer {
     /// `ok` or the error code: the call's outcome in events and records.
     pub fn outcome(&self) -> &'static str {
         match self {
-            Answer::Message(_) | Answer::Failed(_) => "ok",
+            Answer::Message(_) | Answer::Failed(_) | Answer::Output(_) => "ok",
             Answer::Error(error) => error.code.as_str(),
             Answer::ErrorJson { code, .. } => code.as_str(),
         }

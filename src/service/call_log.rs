@@ -108,10 +108,6 @@ fn write_record(records: &Logger, event: &ServiceEvent) {
             } else {
                 Level::Warn
             };
-            let logger = records.child((**bindings).clone());
-            if !logger.enabled(level) {
-                return;
-            }
             let fields = object([
                 ("event", "call".into()),
                 ("kind", "call".into()),
@@ -120,7 +116,8 @@ fn write_record(records: &Logger, event: &ServiceEvent) {
                 ("durationMs", (*duration_ms as u64).into()),
             ]);
             let stated = ["target", "id", "outcome", "durationMs"].map(String::from);
-            logger.log(
+            records.log_as_child(
+                bindings,
                 level,
                 &format!("{target} {id} {outcome} {duration_ms}ms"),
                 fields,
@@ -137,7 +134,8 @@ fn write_record(records: &Logger, event: &ServiceEvent) {
             fields.insert("event".into(), "handler-finished-late".into());
             fields.insert("kind".into(), "handler-finished-late".into());
             fields.insert("afterMs".into(), (*after_ms as u64).into());
-            records.child((**bindings).clone()).log(
+            records.log_as_child(
+                bindings,
                 Level::Warn,
                 &format!("{target} {id} finished {after_ms} ms after its call ended"),
                 fields,

@@ -7,6 +7,8 @@
 
 use crate::json::{to_js_json, write_js_number, write_json_str};
 use crate::protocol::{PackErrorCode, PackErrorMessage};
+use crate::service::tool_io::CompiledSchema;
+use crate::validate::Side;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,10 +21,10 @@ pub struct Tool {
     pub id: String,
     pub version: Option<String>,
     pub module_path: String,
-    /// The indexed `input` schema (absent: any input).
-    pub input: Option<Value>,
-    /// The indexed `output` schema (absent: any output).
-    pub output: Option<Value>,
+    /// The indexed `input` schema, compiled (input side: defaults filled).
+    pub input: CompiledSchema,
+    /// The indexed `output` schema, compiled.
+    pub output: CompiledSchema,
 }
 
 /// One indexed guardrail, as a check the service runs.
@@ -186,8 +188,8 @@ impl Catalog {
                 id: read.string(object, "id", &what),
                 version: read.optional_string(object, "version", &what),
                 module_path: read.string(object, "modulePath", &what),
-                input: object.get("input").cloned(),
-                output: object.get("output").cloned(),
+                input: CompiledSchema::compile(object.get("input"), Side::Input),
+                output: CompiledSchema::compile(object.get("output"), Side::Output),
             };
             catalog.add_tool(tool);
         }

@@ -6,13 +6,15 @@ use crate::env::PackEnvCheck;
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
 use crate::service::admission::{Admission, InFlight};
-use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target};
+use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target, ToolOutput};
 use crate::service::call_log::{call_bindings, Reporter};
 pub use crate::service::call_log::{EventSink, ServiceEvent};
 use crate::service::catalog::Catalog;
 use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
+use crate::service::tool_io::{check_input, check_output, result_message};
+use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -285,19 +287,19 @@ impl PackService {
         let answer = match found {
             Err(refused) => Answer::Error(*refused),
             Ok(target) => {
-                let timeout_ms =
-                    parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms);
-                self.run(
-                    Call {
-                        target,
-                        message: json,
-                        body: body.to_owned(),
-                        id: id.clone(),
-                        bindings: bindings.clone().filter(|_| self.share_call_bindings),
-                    },
-                    Duration::from_millis(timeout_ms),
+                let timeout = Duration::from_millis(
+                    parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms),
+                );
+                let call_bindings = bindings.clone().filter(|_| self.share_call_bindings);
+                self.run_target(
+                    target,
+                    json,
+                    body,
+                    &id,
+                    call_bindings,
+                    timeout,
                     started,
-                    bindings.clone(),
+                    &bindings,
                 )
                 .await
             }
@@ -313,6 +315,70 @@ impl PackService {
             Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
             Answer::Error(error) => Outcome::Message(error.to_json()),
             Answer::Failed(reason) => Outcome::Reply(Reply::error(500, &reason)),
+            // Only a tool's output is checked; a runner that answers a check with one is wrong.
+            Answer::Output(_) => Outcome::Reply(Reply::error(
+                500,
+                "The runner answered a check with a tool's output",
+            )),
+        }
+    }
+
+    /// Runs a found tool or check. A tool's input is checked (and its defaults filled) before
+    /// its handler runs and its output after, as the TypeScript runner orders them.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_target(
+        &self,
+        target: Target,
+        message: Value,
+        body: &str,
+        id: &str,
+        call_bindings: Option<Arc<Map<String, Value>>>,
+        timeout: Duration,
+        started: Instant,
+        bindings: &Option<Arc<Map<String, Value>>>,
+    ) -> Answer {
+        let tool = match &target {
+            Target::Tool(tool) => Some(Arc::clone(tool)),
+            Target::Check(_) => None,
+        };
+        let input_json = match &tool {
+            None => None,
+            Some(tool) => {
+                let undefined = serde_json::json!({ MARKER_KEY: "undefined" });
+                let input = message.get("input").unwrap_or(&undefined);
+                match check_input(&tool.input, input, &tool.id) {
+                    Ok(filled) => filled,
+                    Err(refused) => return Answer::Error(*refused),
+                }
+            }
+        };
+        let call = Call {
+            target,
+            message,
+            body: body.to_owned(),
+            id: id.to_owned(),
+            bindings: call_bindings,
+            input_json,
+        };
+        let answer = self.run(call, timeout, started, bindings.clone()).await;
+        match (answer, tool) {
+            (Answer::Output(output), Some(tool)) => {
+                match check_output(&tool.output, &output.marked, &tool.id) {
+                    Err(refused) => Answer::Error(*refused),
+                    Ok(()) => match output {
+                        ToolOutput {
+                            unwritable: Some(reason),
+                            ..
+                        } => Answer::Failed(reason),
+                        ToolOutput {
+                            response: Some(response),
+                            ..
+                        } => Answer::Message(response),
+                        ToolOutput { marked, .. } => Answer::Message(result_message(&marked)),
+                    },
+                }
+            }
+            (answer, _) => answer,
         }
     }
 

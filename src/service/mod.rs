@@ -9,4 +9,5 @@ pub mod config;
 pub mod core;
 pub mod http;
 pub mod server;
+pub mod tool_io;
 pub mod trace;

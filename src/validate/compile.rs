@@ -728,6 +728,13 @@ static META_PROGRAM: LazyLock<Result<Program, CompileError>> = LazyLock::new(|| 
 /// shape and `$id`, its resources and anchors, the meta-schema, then the code generator's strict
 /// checks.
 pub fn compile(schema: &Value, side: Side) -> Result<Program, CompileError> {
+    if schema.is_null() {
+        // `typeof null` is "object" to Ajv, which then reads its `$id`.
+        return Err(CompileError {
+            name: "TypeError",
+            message: "Cannot read properties of null (reading '$id')".into(),
+        });
+    }
     if !schema.is_object() && !schema.is_boolean() {
         return Err(CompileError::error("schema must be object or boolean"));
     }

@@ -15,6 +15,7 @@ mod run;
 
 pub use compile::{CompileError, Side};
 pub use issue::{issues_json, Issue};
+pub use js::MARKER_KEY;
 pub use run::{DefaultApplied, Invalid};
 
 use serde_json::Value;

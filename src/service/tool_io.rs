@@ -1,0 +1,212 @@
+//! A tool call's input and output checked against the tool's schemas in Rust, before and after
+//! its JavaScript handler runs, with the TypeScript runner's answers: its order (input, then
+//! the handler, then output), its messages, and Ajv's issues.
+//!
+//! Validators are compiled once, when the catalog is read; a schema that does not compile is
+//! answered by every call that needs it, as the TypeScript runner answers it.
+
+use crate::json::to_js_json;
+use crate::protocol::{PackErrorCode, PackErrorMessage};
+use crate::validate::{CompileError, Invalid, Issue, Side, Validator};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// A tool's schema for one side, compiled (or why Ajv would refuse it).
+#[derive(Debug, Clone)]
+pub struct CompiledSchema(Result<Arc<Validator>, CompileError>);
+
+impl PartialEq for CompiledSchema {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl CompiledSchema {
+    /// Compiles an indexed schema; an absent one is refused as Ajv refuses `undefined`.
+    pub fn compile(schema: Option<&Value>, side: Side) -> CompiledSchema {
+        CompiledSchema(match schema {
+            Some(schema) => Validator::compile(schema, side).map(Arc::new),
+            None => Err(CompileError {
+                name: "Error",
+                message: "schema must be object or boolean".into(),
+            }),
+        })
+    }
+}
+
+/// What a thrown error becomes in a message's `cause`. Errors raised here have no JavaScript
+/// frames: the stack is the error's first line.
+fn error_cause(name: &str, message: &str) -> Value {
+    json!({"name": name, "message": message, "stack": format!("{name}: {message}")})
+}
+
+fn tool_error(code: PackErrorCode, message: String, tool_id: &str) -> Box<PackErrorMessage> {
+    let mut error = Box::new(PackErrorMessage::new(code, message));
+    error.tool_id = Some(tool_id.to_owned());
+    error
+}
+
+fn issues(list: &[Issue]) -> Vec<Value> {
+    list.iter().map(Issue::to_value).collect()
+}
+
+/// How the messages of one side name what they judge.
+struct Judged {
+    code: PackErrorCode,
+    /// `Tool "x" input` / `Tool "x" output`: whose schema failed to compile.
+    schema_of: String,
+    /// `Tool "x" input` / `Tool "x" handler produced output that`: what failed validation.
+    judged: String,
+}
+
+/// How one side of a call fared against its schema; `Ok(true)` when defaults were filled in.
+fn check(
+    schema: &CompiledSchema,
+    value: &mut Value,
+    side: &Judged,
+    tool_id: &str,
+) -> Result<bool, Box<PackErrorMessage>> {
+    let Judged {
+        code,
+        schema_of,
+        judged: subject,
+    } = side;
+    let code = *code;
+    let validator = match &schema.0 {
+        Ok(validator) => validator,
+        Err(refused) => {
+            let mut error = tool_error(
+                code,
+                format!("{schema_of} schema failed to compile: {refused}"),
+                tool_id,
+            );
+            error.cause = Some(error_cause(refused.name, &refused.message));
+            return Err(error);
+        }
+    };
+    match validator.validate_recording_defaults(value) {
+        Ok(defaults) => Ok(!defaults.is_empty()),
+        Err(Invalid::Recursion) => {
+            let (name, message) = ("RangeError", "Maximum call stack size exceeded");
+            let mut error = tool_error(
+                code,
+                format!("{subject} cannot be validated: {name}: {message}"),
+                tool_id,
+            );
+            error.cause = Some(error_cause(name, message));
+            Err(error)
+        }
+        Err(Invalid::Issues(found)) => {
+            let mut error = tool_error(code, format!("{subject} failed validation"), tool_id);
+            error.issues = Some(issues(&found));
+            Err(error)
+        }
+    }
+}
+
+/// Checks a call's input, filling the schema's defaults. `Ok(Some(text))` is the input with
+/// defaults filled, as JSON text for the handler; `Ok(None)` means the input as sent.
+pub fn check_input(
+    schema: &CompiledSchema,
+    input: &Value,
+    tool_id: &str,
+) -> Result<Option<String>, Box<PackErrorMessage>> {
+    let mut value = input.clone();
+    let side = Judged {
+        code: PackErrorCode::InputValidationFailed,
+        schema_of: format!("Tool \"{tool_id}\" input"),
+        judged: format!("Tool \"{tool_id}\" input"),
+    };
+    let filled = check(schema, &mut value, &side, tool_id)?;
+    Ok(filled.then(|| to_js_json(&value)))
+}
+
+/// Checks a handler's output, given as JSON text in which what JSON cannot hold is marked
+/// (see `validate::js`), so it is judged as Ajv judges the JavaScript value.
+pub fn check_output(
+    schema: &CompiledSchema,
+    marked_output: &str,
+    tool_id: &str,
+) -> Result<(), Box<PackErrorMessage>> {
+    let side = Judged {
+        code: PackErrorCode::OutputValidationFailed,
+        schema_of: format!("Tool \"{tool_id}\" output"),
+        judged: format!("Tool \"{tool_id}\" handler produced output that"),
+    };
+    let mut value: Value = serde_json::from_str(marked_output).map_err(|e| {
+        let message = format!("The value is not JSON: {e}");
+        let mut error = tool_error(
+            side.code,
+            format!("{} cannot be validated: Error: {message}", side.judged),
+            tool_id,
+        );
+        error.cause = Some(error_cause("Error", &message));
+        error
+    })?;
+    check(schema, &mut value, &side, tool_id).map(|_| ())
+}
+
+/// The `result` message for an output whose JSON text needed no change.
+pub fn result_message(output_json: &str) -> String {
+    format!("{{\"v\":2,\"kind\":\"result\",\"output\":{output_json}}}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(schema: Value, side: Side) -> CompiledSchema {
+        CompiledSchema::compile(Some(&schema), side)
+    }
+
+    #[test]
+    fn input_defaults_issues_and_compile_failures() {
+        let schema = compiled(
+            json!({"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}),
+            Side::Input,
+        );
+        assert_eq!(
+            check_input(&schema, &json!({"a": 1}), "t"),
+            Ok(Some(r#"{"a":1,"n":3}"#.into()))
+        );
+        assert_eq!(check_input(&schema, &json!({"n": 1}), "t"), Ok(None));
+        let refused = check_input(&schema, &json!({"n": "x"}), "t").unwrap_err();
+        assert_eq!(refused.message, "Tool \"t\" input failed validation");
+        assert_eq!(refused.issues.map(|i| i.len()), Some(1));
+        let absent = CompiledSchema::compile(None, Side::Input);
+        let refused = check_input(&absent, &json!({}), "t").unwrap_err();
+        assert_eq!(
+            refused.to_json(),
+            r#"{"v":2,"kind":"error","code":"input-validation-failed","message":"Tool \"t\" input schema failed to compile: Error: schema must be object or boolean","toolId":"t","cause":{"name":"Error","message":"schema must be object or boolean","stack":"Error: schema must be object or boolean"}}"#
+        );
+    }
+
+    #[test]
+    fn output_messages() {
+        let schema = compiled(
+            json!({"type": "object", "additionalProperties": false}),
+            Side::Output,
+        );
+        assert_eq!(check_output(&schema, "{}", "t"), Ok(()));
+        let refused = check_output(&schema, r#"{"a":{"\u0000js":"undefined"}}"#, "t").unwrap_err();
+        assert_eq!(
+            refused.message,
+            "Tool \"t\" handler produced output that failed validation"
+        );
+        let absent = CompiledSchema::compile(None, Side::Output);
+        assert_eq!(
+            check_output(&absent, "{}", "t").unwrap_err().message,
+            "Tool \"t\" output schema failed to compile: Error: schema must be object or boolean"
+        );
+        let recursive = compiled(json!({"$ref": "#"}), Side::Output);
+        let refused = check_output(&recursive, "{}", "t").unwrap_err();
+        assert_eq!(
+            refused.message,
+            "Tool \"t\" handler produced output that cannot be validated: RangeError: Maximum call stack size exceeded"
+        );
+    }
+}
