@@ -75,6 +75,39 @@ test('listens, hides the token and undeclared variables from pack code, drains o
   );
 });
 
+test('SIGTERM with a call that outlives the 8 s budget: 503 while draining, exit 0 once the budget is spent', async () => {
+  const run = launch(['--index', indexPath, '--host', '127.0.0.1']);
+  const port = await run.listening;
+  // fixture.sleep honours its abort, but a drain aborts nothing: this call outlives the budget.
+  const stuck = invoke(port, call('fixture.sleep', { ms: 60_000 })).then(
+    (res) => res.status,
+    () => 'connection closed',
+  );
+  // Give the call a moment to reach its handler.
+  await new Promise((r) => setTimeout(r, 200));
+  const signalled = Date.now();
+  run.child.kill('SIGTERM');
+  for (let i = 0; i < 100 && !run.lines.some((l) => l.kind === 'draining'); i += 1) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+  assert.equal(ready.status, 503);
+  assert.equal(await ready.text(), '{"error":"draining"}');
+  const refused = await invoke(port, call('fixture.echo', { text: 'late' }));
+  assert.equal(refused.status, 503);
+  assert.equal(await run.exited, 0);
+  const took = Date.now() - signalled;
+  // It waited out the whole budget for the call in flight, and not much longer: the bound is a
+  // correctness one (the platform kills at 10 s), far from this machine's speed.
+  assert.ok(took >= 7_900, `exited after ${took} ms, before the 8 s budget was spent`);
+  assert.ok(took < 9_500, `exited ${took} ms after SIGTERM, past the 8 s budget and its margin`);
+  assert.notEqual(await stuck, 200);
+  assert.deepEqual(
+    run.lines.map((l) => l.kind).filter((k) => k === 'draining' || k === 'stopped'),
+    ['draining', 'stopped'],
+  );
+});
+
 test('boot failures and bad configuration exit 1 with every problem', async () => {
   const missing = launch(['--index', join(tmpdir(), 'no-such-index.json')]);
   assert.equal(await missing.exited, 1);

@@ -10,7 +10,7 @@ use kindgi_handler_runtime_native::service::catalog::Catalog;
 use kindgi_handler_runtime_native::service::core::{
     PackService, ServiceEvent, ServiceOptions, DEFAULT_MAX_BODY_BYTES,
 };
-use kindgi_handler_runtime_native::service::server::{serve, Listening};
+use kindgi_handler_runtime_native::service::server::{serve_with, Listening, ReadLimits};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -88,6 +88,15 @@ struct Harness {
 
 impl Harness {
     async fn start(max_concurrency: usize, tenant: Option<&str>, missing_env: &[&str]) -> Harness {
+        Harness::start_with(max_concurrency, tenant, missing_env, ReadLimits::default()).await
+    }
+
+    async fn start_with(
+        max_concurrency: usize,
+        tenant: Option<&str>,
+        missing_env: &[&str],
+        limits: ReadLimits,
+    ) -> Harness {
         let index = json!({
             "v": 1, "packId": "fake", "packVersion": "1.0.0", "artifactVersion": "20260101.1",
             "tools": [
@@ -131,7 +140,7 @@ impl Harness {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind loopback");
-        let listening = serve(Arc::new(service), listener).expect("serve");
+        let listening = serve_with(Arc::new(service), listener, limits).expect("serve");
         Harness {
             listening,
             events,
@@ -675,5 +684,31 @@ async fn every_call_writes_one_record_with_its_ids_and_trace() {
     assert_eq!(missing["level"], "warn");
     assert_eq!(missing["outcome"], "tool-not-in-pack");
     assert!(missing.get("traceId").is_none());
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
+    let limits = ReadLimits {
+        headers: Duration::from_secs(30),
+        body: Duration::from_millis(200),
+    };
+    let h = Harness::start_with(1, None, &[], limits).await;
+    // Headers and the first bytes of a 100-byte body, then nothing.
+    let mut stalled = TcpStream::connect(h.addr()).await.expect("connect");
+    let head = format!(
+        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"v\":2,"
+    );
+    stalled.write_all(head.as_bytes()).await.expect("write");
+    // The only slot is taken meanwhile.
+    wait_until(|| h.listening.service().admission().in_flight() == 1).await;
+    let refused = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(refused.status, 503);
+    let cut = read_response(&mut stalled).await;
+    assert_eq!(cut.status, 408);
+    assert_eq!(cut.header("connection"), Some("close"));
+    wait_until(|| h.listening.service().admission().in_flight() == 0).await;
+    let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(answered.status, 200);
     h.listening.stop(Duration::from_millis(100)).await;
 }

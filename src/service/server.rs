@@ -7,7 +7,9 @@ use crate::service::http::{joined_header, Reply};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use hyper::header::{
+    HeaderName, HeaderValue, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER,
+};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
@@ -20,8 +22,23 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
-/// How long a client may take to send a request's headers.
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long clients may take to send a request: its headers, then an admitted call's body.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadLimits {
+    pub headers: Duration,
+    /// Node's `requestTimeout` (300 s): a body still arriving then is answered 408 and its
+    /// connection closed, so a stalled upload gives its slot back.
+    pub body: Duration,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            headers: Duration::from_secs(30),
+            body: Duration::from_secs(300),
+        }
+    }
+}
 /// After drain, how long open connections get to finish writing before they are closed.
 const CLOSE_MARGIN: Duration = Duration::from_millis(250);
 
@@ -56,9 +73,23 @@ impl Listening {
 
 /// Serves `service` on `listener` until [`Listening::stop`].
 pub fn serve(service: Arc<PackService>, listener: TcpListener) -> std::io::Result<Listening> {
+    serve_with(service, listener, ReadLimits::default())
+}
+
+/// [`serve`] with other read limits.
+pub fn serve_with(
+    service: Arc<PackService>,
+    listener: TcpListener,
+    limits: ReadLimits,
+) -> std::io::Result<Listening> {
     let local_addr = listener.local_addr()?;
     let (shutdown, watch_shutdown) = watch::channel(false);
-    let accept = tokio::spawn(accept_loop(Arc::clone(&service), listener, watch_shutdown));
+    let accept = tokio::spawn(accept_loop(
+        Arc::clone(&service),
+        listener,
+        watch_shutdown,
+        limits,
+    ));
     Ok(Listening {
         local_addr,
         service,
@@ -71,6 +102,7 @@ async fn accept_loop(
     service: Arc<PackService>,
     listener: TcpListener,
     mut shutdown: watch::Receiver<bool>,
+    limits: ReadLimits,
 ) {
     let mut connections = JoinSet::new();
     loop {
@@ -81,7 +113,12 @@ async fn accept_loop(
                 if let Ok((stream, _)) = accepted {
                     // Answers are small and written whole: don't let Nagle hold them back.
                     let _ = stream.set_nodelay(true);
-                    connections.spawn(connection(Arc::clone(&service), stream, shutdown.clone()));
+                    connections.spawn(connection(
+                        Arc::clone(&service),
+                        stream,
+                        shutdown.clone(),
+                        limits,
+                    ));
                 }
             }
             _ = shutdown.changed() => break,
@@ -99,14 +136,15 @@ async fn connection(
     service: Arc<PackService>,
     stream: tokio::net::TcpStream,
     mut shutdown: watch::Receiver<bool>,
+    limits: ReadLimits,
 ) {
     let handler = service_fn(move |req| {
         let service = Arc::clone(&service);
-        async move { Ok::<_, Infallible>(handle(&service, req).await) }
+        async move { Ok::<_, Infallible>(handle(&service, req, limits.body).await) }
     });
     let conn = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(limits.headers)
         .serve_connection(TokioIo::new(stream), handler);
     tokio::pin!(conn);
     tokio::select! {
@@ -141,16 +179,22 @@ fn head_of(req: &Request<Incoming>) -> RequestHead {
     }
 }
 
-async fn handle(service: &PackService, req: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn handle(
+    service: &PackService,
+    req: Request<Incoming>,
+    body_limit: Duration,
+) -> Response<Full<Bytes>> {
     let head = head_of(&req);
     let admitted = match service.begin(&head) {
         Begin::Reply(reply) => return reply_response(reply),
         Begin::Invoke(admitted) => admitted,
     };
-    let body = match read_body(req.into_body(), service.max_body_bytes()).await {
-        Ok(Some(body)) => body,
-        Ok(None) => return reply_response(Reply::too_large()),
-        Err(error) => return reply_response(Reply::error(500, &error.to_string())),
+    let reading = read_body(req.into_body(), service.max_body_bytes());
+    let body = match tokio::time::timeout(body_limit, reading).await {
+        Ok(Ok(Some(body))) => body,
+        Ok(Ok(None)) => return reply_response(Reply::too_large()),
+        Ok(Err(error)) => return reply_response(Reply::error(500, &error.to_string())),
+        Err(_) => return request_timeout(),
     };
     let text = String::from_utf8_lossy(&body);
     match service.invoke(&head, &text).await {
@@ -184,6 +228,17 @@ async fn read_body(mut body: Incoming, limit: usize) -> Result<Option<Bytes>, hy
         }
     }
     Ok((!too_large).then(|| buffer.freeze()))
+}
+
+/// What Node answers a request still arriving at its `requestTimeout`: 408, no body, and the
+/// connection closed.
+fn request_timeout() -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 fn reply_response(reply: Reply) -> Response<Full<Bytes>> {
