@@ -293,6 +293,7 @@ test('handle(req, res) serves the same answers from a caller-owned node:http ser
 
 test('validators are compiled when the service is made, so no call compiles one', async () => {
   let reads = 0;
+  let handled = 0;
   const input = { properties: { text: { type: 'string' } } };
   Object.defineProperty(input, 'type', {
     enumerable: true,
@@ -311,10 +312,17 @@ test('validators are compiled when the service is made, so no call compiles one'
     resolveModule: (p) => p,
     token: TOKEN,
     env: {},
-    importModule: async () => ({ default: (i) => i }),
+    importModule: async () => ({
+      default: (i) => {
+        handled += 1;
+        return i;
+      },
+    }),
   });
   assert.equal(reads, 1, 'the index was read once, to hand it to Rust');
   await service.prewarm();
+  // Prewarm's warm-up call goes through the dispatcher without running pack code.
+  assert.equal(handled, 0);
   const port = await service.listen(0, '127.0.0.1');
   try {
     const answered = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
@@ -324,6 +332,7 @@ test('validators are compiled when the service is made, so no call compiles one'
     });
     assert.equal(await answered.text(), '{"v":2,"kind":"result","output":{"text":"x"}}');
     assert.equal(reads, 1, 'the call reused the compiled validator');
+    assert.equal(handled, 1);
   } finally {
     await service.stop(100);
   }

@@ -166,6 +166,15 @@ function handlerContext(wire, call) {
   return ctx;
 }
 
+/** `Promise.withResolvers()`, which Node 20 lacks. */
+function withResolvers() {
+  let resolve;
+  const promise = new Promise((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 /** A runner failure as a protocol error, with the service's ids (the runner's are dropped). */
 function fromHandlerError(error, ids) {
   return {
@@ -395,11 +404,20 @@ export function createPackService(options) {
     service.settle(id, '', 'ok', false, describeCause(cause));
   }
 
+  // Resolves when the warm-up call (id 0, no pack code) has gone through the whole JS path.
+  let warmedUp;
+  const WARM_UP_TOOL = { id: 'warm-up' };
+
   function dispatch(id, target, position, request, inputJson, bindings) {
     const call = new CallState(bindings, toolLog);
     calls.set(id, call);
     try {
       const message = JSON.parse(request);
+      if (target === 'warm') {
+        runToolHandler(id, WARM_UP_TOOL, (input) => input, message.input, handlerContext(message.ctx, call), call);
+        warmedUp?.resolve();
+        return;
+      }
       if (target === 'tool') {
         callTool(id, position, message, inputJson, call);
         return;
@@ -501,6 +519,13 @@ export function createPackService(options) {
         });
       }
     }
+    if (failures.length === 0) {
+      // One call through the dispatcher before the first real one (see warmUp in Rust).
+      warmedUp = withResolvers();
+      const sample = { v: 2, kind: 'invoke', tool: { id: 'warm-up' }, input: { text: 'warm' }, ctx: { tenantId: 'warm-up', runId: 'warm-up' } };
+      if (service.warmUp(JSON.stringify(sample))) await warmedUp.promise;
+      warmedUp = undefined;
+    }
     service.setWarm(failures.length === 0);
     return failures;
   }
@@ -569,6 +594,8 @@ export function createPackService(options) {
     },
     /** Drains for up to `graceMs`, closes every connection and lets the process exit. */
     stop(graceMs = PACK_SERVICE_DRAIN_MS) {
+      // A warm-up still queued when the functions are released is never delivered.
+      warmedUp?.resolve();
       service.stopTakingCalls();
       return service.stop(graceMs);
     },

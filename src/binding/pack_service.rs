@@ -543,6 +543,30 @@ impl NativePackService {
         tools.chain(checks).collect()
     }
 
+    /// Sends one warm-up call through the dispatcher (id 0, target `warm`), so the first real
+    /// call does not pay for the cold path: the threadsafe function's first delivery and the JS
+    /// functions V8 has not compiled yet. No pack code runs; JS settles it with id 0, which no
+    /// call has.
+    #[napi]
+    pub fn warm_up(&self, request: String) -> bool {
+        let Some(functions) = self.runner.functions() else {
+            return false;
+        };
+        let status = functions.dispatch.call(
+            (
+                0,
+                "warm".to_owned(),
+                0,
+                request,
+                String::new(),
+                String::new(),
+            )
+                .into(),
+            ThreadsafeFunctionCallMode::NonBlocking,
+        );
+        status == Status::Ok
+    }
+
     #[napi]
     pub fn set_warm(&self, warm: bool) {
         self.service.admission().set_warm(warm);
