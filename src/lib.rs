@@ -12,6 +12,7 @@ pub mod json;
 pub mod log;
 pub mod protocol;
 pub mod service;
+pub mod supervisor;
 pub mod validate;
 
 // The `#[napi]` items are only reached through Node, never from the test harness.

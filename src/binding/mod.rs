@@ -11,4 +11,5 @@ mod logs;
 mod pack_service;
 mod protocol;
 mod service;
+mod supervisor;
 mod validate;

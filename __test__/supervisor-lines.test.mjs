@@ -1,0 +1,72 @@
+// serviceEvent (ts-reference section 5.4, SUP 126-127): how a supervisor reads its child's
+// stderr, on the rules' edge cases and on the lines a real kindgi-pack-service writes.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { serviceEvent } from '../lib/pack-service.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
+const recordsIndex = join(here, 'fixtures', 'records-pack', 'index.json');
+
+const record = (fields) => JSON.stringify({ time: 't', level: 'info', severity: 'INFO', subsystem: 'pack', message: 'm', ...fields });
+
+test('SUP 126-127: pack records take their event as kind, other records are records, legacy lines stay', () => {
+  // 126
+  assert.deepEqual(serviceEvent(record({ port: 5, event: 'listening', kind: 'listening' })), {
+    time: 't', level: 'info', severity: 'INFO', subsystem: 'pack', message: 'm', port: 5, event: 'listening', kind: 'listening',
+  });
+  assert.equal(serviceEvent(record({ event: 'call' })).kind, 'call');
+  assert.deepEqual(Object.keys(serviceEvent(record({ event: 'call' }))).slice(-2), ['event', 'kind']);
+  // 127: an author's record is never acted on, whatever it says.
+  assert.equal(serviceEvent(record({ subsystem: 'pack.tool', event: 'listening', port: 1 })).kind, 'record');
+  assert.equal(serviceEvent(record({})).kind, 'record');
+  // Bare lines from a service from before records.
+  assert.deepEqual(serviceEvent('{"kind":"listening","port":7}'), { kind: 'listening', port: 7 });
+  assert.equal(serviceEvent('{"kind":"handler-finished-late","id":"x"}').kind, 'handler-finished-late');
+  // The pack's own output.
+  for (const line of ['{"kind":"mine"}', ' {"kind":"listening"}', '[1]', '{broken', 'hello', '', '{"time":1,"level":"info","subsystem":"pack","message":"m"}']) {
+    assert.equal(serviceEvent(line), undefined, line);
+  }
+  assert.equal(serviceEvent(undefined), undefined);
+});
+
+test("a real child's lines: listening with its port, the call as kind call, ctx.log as a record", async () => {
+  const child = spawn(process.execPath, [bin, '--index', recordsIndex, '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: 'lines-token', PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const events = [];
+  let buffered = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    buffered += chunk;
+    let at;
+    while ((at = buffered.indexOf('\n')) >= 0) {
+      events.push(serviceEvent(buffered.slice(0, at)));
+      buffered = buffered.slice(at + 1);
+    }
+  });
+  const exited = new Promise((done) => child.on('exit', done));
+  const until = async (what) => {
+    for (let i = 0; i < 500 && !what(); i += 1) await new Promise((r) => setTimeout(r, 10));
+  };
+  await until(() => events.some((e) => e?.kind === 'listening'));
+  const { port } = events.find((e) => e?.kind === 'listening');
+  assert.equal(typeof port, 'number');
+  const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'kindgi-pack-token': 'lines-token' },
+    body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'acme.logs' }, input: {}, ctx: { tenantId: 't', runId: 'r' } }),
+  });
+  assert.equal(res.status, 200);
+  await until(() => events.some((e) => e?.kind === 'call'));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  const kinds = events.map((e) => e?.kind);
+  assert.ok(kinds.includes('call'));
+  assert.equal(events.find((e) => e?.message === 'hello from the tool')?.kind, 'record');
+  assert.deepEqual(kinds.slice(-2), ['draining', 'stopped']);
+});
