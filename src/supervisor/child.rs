@@ -1,0 +1,420 @@
+//! One pack service child process: spawned with exactly the environment it is given, its
+//! stdout and stderr read line by line for its whole life, booted once it writes `listening`,
+//! and retired with SIGTERM, then SIGKILL after a grace.
+
+use crate::supervisor::lines::service_event;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::Command;
+use tokio::sync::{oneshot, watch};
+
+/// What to run: a program and its arguments, its whole environment, and where.
+#[derive(Debug, Clone, Default)]
+pub struct ChildSpec {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+}
+
+/// A line the child wrote, as the supervisor passes it on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChildLine {
+    /// Pack output on stdout, or a stderr line that is not one of the service's events.
+    Output { line: String, stderr: bool },
+    /// One of the service's own events other than the boot's (a call, `draining`, a record).
+    Event {
+        event: Map<String, Value>,
+        line: String,
+    },
+}
+
+pub type LineSink = Arc<dyn Fn(ChildLine) + Send + Sync>;
+
+/// How a child ended: its exit code, or the signal that killed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildExit {
+    pub code: Option<i32>,
+    pub signal: Option<String>,
+}
+
+/// A child that listens.
+#[derive(Debug)]
+pub struct Child {
+    pub port: u16,
+    pid: Option<u32>,
+    exit: watch::Receiver<Option<ChildExit>>,
+}
+
+/// Boot progress the stderr reader reports: the port once it listens, the problems a
+/// `boot-failed` or `config-invalid` line lists.
+#[derive(Default)]
+struct Boot {
+    listening: Option<oneshot::Sender<u16>>,
+    problems: Vec<String>,
+}
+
+impl Child {
+    /// Resolves with how the child ended (at once if it already has).
+    pub async fn exited(&self) -> ChildExit {
+        let mut exit = self.exit.clone();
+        loop {
+            if let Some(ended) = exit.borrow_and_update().clone() {
+                return ended;
+            }
+            if exit.changed().await.is_err() {
+                return ChildExit {
+                    code: None,
+                    signal: None,
+                };
+            }
+        }
+    }
+
+    pub fn has_exited(&self) -> bool {
+        self.exit.borrow().is_some()
+    }
+
+    /// SIGTERM (the service drains its calls), then SIGKILL once `grace` has passed; resolves
+    /// once the child is gone.
+    pub async fn retire(&self, grace: Duration) -> ChildExit {
+        if !self.has_exited() {
+            signal(self.pid, Signal::Term);
+            if let Ok(ended) = tokio::time::timeout(grace, self.exited()).await {
+                return ended;
+            }
+            signal(self.pid, Signal::Kill);
+        }
+        self.exited().await
+    }
+
+    /// SIGKILL, at once.
+    pub fn kill(&self) {
+        if !self.has_exited() {
+            signal(self.pid, Signal::Kill);
+        }
+    }
+}
+
+/// Spawns the child and waits until it listens: `Err` lists why it never will (it exited
+/// first, failed to spawn, or took longer than `boot_timeout`, after which it is killed).
+pub async fn boot(
+    spec: &ChildSpec,
+    boot_timeout: Duration,
+    lines: LineSink,
+) -> Result<Child, Vec<String>> {
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(false);
+    if let Some(cwd) = &spec.cwd {
+        command.current_dir(cwd);
+    }
+    let mut process = command.spawn().map_err(|e| vec![e.to_string()])?;
+    let pid = process.id();
+    let (listening, listened) = oneshot::channel();
+    let boot = Arc::new(Mutex::new(Boot {
+        listening: Some(listening),
+        problems: Vec::new(),
+    }));
+    let readers = [
+        process.stdout.take().map(|out| {
+            let lines = Arc::clone(&lines);
+            tokio::spawn(read_lines(out, move |line| {
+                lines(ChildLine::Output {
+                    line,
+                    stderr: false,
+                })
+            }))
+        }),
+        process.stderr.take().map(|err| {
+            let (lines, boot) = (Arc::clone(&lines), Arc::clone(&boot));
+            tokio::spawn(read_lines(err, move |line| {
+                stderr_line(line, &boot, &lines)
+            }))
+        }),
+    ];
+    let (exit_tx, exit) = watch::channel(None);
+    tokio::spawn(async move {
+        let status = process.wait().await;
+        // The last lines before the exit are read before it is reported.
+        for reader in readers.into_iter().flatten() {
+            let _ = reader.await;
+        }
+        let _ = exit_tx.send(Some(match status {
+            Ok(status) => exit_of(status),
+            Err(_) => ChildExit {
+                code: None,
+                signal: None,
+            },
+        }));
+    });
+    let child = Child { port: 0, pid, exit };
+    tokio::select! {
+        port = listened => match port {
+            Ok(port) => Ok(Child { port, ..child }),
+            // Nothing can send any more: the child is gone without listening.
+            Err(_) => Err(exited_before_listening(&child, &boot).await),
+        },
+        _ = child.exited() => Err(exited_before_listening(&child, &boot).await),
+        () = tokio::time::sleep(boot_timeout) => {
+            child.kill();
+            Err(vec![format!(
+                "The pack service did not listen within {} ms",
+                boot_timeout.as_millis()
+            )])
+        }
+    }
+}
+
+async fn exited_before_listening(child: &Child, boot: &Mutex<Boot>) -> Vec<String> {
+    let ended = child.exited().await;
+    let problems = boot.lock().map(|b| b.problems.clone()).unwrap_or_default();
+    if !problems.is_empty() {
+        return problems;
+    }
+    let how = ended
+        .signal
+        .or_else(|| ended.code.map(|c| c.to_string()))
+        .unwrap_or_else(|| "null".into());
+    vec![format!("The pack service exited ({how}) before listening")]
+}
+
+/// One stderr line: the boot's own events are kept, other events and output passed on.
+fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
+    let Some(event) = service_event(&line) else {
+        lines(ChildLine::Output { line, stderr: true });
+        return;
+    };
+    let kind = event
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let port = event
+        .get("port")
+        .and_then(Value::as_f64)
+        .filter(|p| p.fract() == 0.0 && (0.0..=65535.0).contains(p));
+    match (kind, port) {
+        ("listening", Some(port)) => {
+            if let Some(listening) = boot.lock().ok().and_then(|mut b| b.listening.take()) {
+                let _ = listening.send(port as u16);
+            }
+        }
+        ("boot-failed" | "config-invalid", _) => {
+            let problems = event
+                .get("problems")
+                .and_then(Value::as_array)
+                .map(|list| list.iter().map(js_string).collect::<Vec<_>>())
+                .unwrap_or_default();
+            if let Ok(mut boot) = boot.lock() {
+                boot.problems.extend(problems);
+            }
+        }
+        _ => lines(ChildLine::Event { event, line }),
+    }
+}
+
+/// `String(value)` for a problem that is not a string.
+fn js_string(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "null".into(),
+        Value::Array(items) => items.iter().map(js_string).collect::<Vec<_>>().join(","),
+        Value::Object(_) => "[object Object]".into(),
+        other => crate::json::to_js_json(other),
+    }
+}
+
+async fn read_lines(stream: impl AsyncRead + Unpin, mut on_line: impl FnMut(String)) {
+    let mut reader = BufReader::new(stream).lines();
+    while let Ok(Some(line)) = reader.next_line().await {
+        on_line(line);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+#[cfg(unix)]
+fn signal(pid: Option<u32>, signal: Signal) {
+    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
+        return;
+    };
+    let number = match signal {
+        Signal::Term => libc::SIGTERM,
+        Signal::Kill => libc::SIGKILL,
+    };
+    // SAFETY: kill(2) only sends a signal; a pid that has already gone gives ESRCH.
+    unsafe {
+        libc::kill(pid, number);
+    }
+}
+
+#[cfg(not(unix))]
+fn signal(pid: Option<u32>, _signal: Signal) {
+    // No SIGTERM to send: the child is ended at once.
+    if let Some(pid) = pid {
+        let _ = std::process::Command::new("taskkill")
+            .args(["/PID", &pid.to_string(), "/T", "/F"])
+            .status();
+    }
+}
+
+#[cfg(unix)]
+fn exit_of(status: std::process::ExitStatus) -> ChildExit {
+    use std::os::unix::process::ExitStatusExt;
+    ChildExit {
+        code: status.code(),
+        signal: status.signal().map(signal_name),
+    }
+}
+
+#[cfg(not(unix))]
+fn exit_of(status: std::process::ExitStatus) -> ChildExit {
+    ChildExit {
+        code: status.code(),
+        signal: None,
+    }
+}
+
+/// Node's name for a signal number (`child.signalCode`).
+#[cfg(unix)]
+fn signal_name(number: i32) -> String {
+    let known = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGBUS, "SIGBUS"),
+    ];
+    known
+        .iter()
+        .find(|(n, _)| *n == number)
+        .map_or_else(|| format!("SIG{number}"), |(_, name)| (*name).to_owned())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn shell(script: &str) -> ChildSpec {
+        ChildSpec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![("ONLY".into(), "this".into())],
+            cwd: None,
+        }
+    }
+
+    fn collect() -> (LineSink, Arc<Mutex<Vec<ChildLine>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let sink: LineSink = Arc::new(move |line| {
+            into.lock().map(|mut s| s.push(line)).ok();
+        });
+        (sink, seen)
+    }
+
+    #[tokio::test]
+    async fn boots_on_listening_and_retires_with_sigterm() {
+        let (sink, seen) = collect();
+        let spec = shell(
+            r#"echo "env $ONLY ${HOME:-none}"; echo '{"kind":"call","id":"x"}' >&2; echo plain >&2; echo '{"kind":"listening","port":4321}' >&2; trap 'exit 0' TERM; while :; do sleep 0.05; done"#,
+        );
+        let child = boot(&spec, Duration::from_secs(10), sink)
+            .await
+            .expect("it listens");
+        assert_eq!(child.port, 4321);
+        let ended = child.retire(Duration::from_secs(5)).await;
+        assert_eq!(
+            ended,
+            ChildExit {
+                code: Some(0),
+                signal: None
+            }
+        );
+        let seen = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        // Exactly the given environment: no HOME from this process.
+        assert!(seen.contains(&ChildLine::Output {
+            line: "env this none".into(),
+            stderr: false
+        }));
+        assert!(seen.contains(&ChildLine::Output {
+            line: "plain".into(),
+            stderr: true
+        }));
+        assert!(seen
+            .iter()
+            .any(|l| matches!(l, ChildLine::Event { event, .. } if event["kind"] == "call")));
+    }
+
+    #[tokio::test]
+    async fn a_child_that_ignores_sigterm_is_killed_after_the_grace() {
+        let (sink, _) = collect();
+        let spec = shell(
+            r#"trap '' TERM; echo '{"kind":"listening","port":1}' >&2; while :; do sleep 0.05; done"#,
+        );
+        let child = boot(&spec, Duration::from_secs(10), sink)
+            .await
+            .expect("listens");
+        let ended = child.retire(Duration::from_millis(200)).await;
+        assert_eq!(ended.signal.as_deref(), Some("SIGKILL"));
+    }
+
+    #[tokio::test]
+    async fn boot_failures_say_why() {
+        let (sink, _) = collect();
+        let failed = boot(
+            &shell(r#"echo '{"time":"t","level":"error","subsystem":"pack","message":"m","problems":["Missing module: a.mjs",2],"event":"boot-failed"}' >&2; exit 1"#),
+            Duration::from_secs(10),
+            Arc::clone(&sink),
+        )
+        .await;
+        assert_eq!(
+            failed.err(),
+            Some(vec!["Missing module: a.mjs".into(), "2".into()])
+        );
+        let silent = boot(&shell("exit 3"), Duration::from_secs(10), Arc::clone(&sink)).await;
+        assert_eq!(
+            silent.err(),
+            Some(vec!["The pack service exited (3) before listening".into()])
+        );
+        let slow = boot(
+            &shell("sleep 5"),
+            Duration::from_millis(100),
+            Arc::clone(&sink),
+        )
+        .await;
+        assert_eq!(
+            slow.err(),
+            Some(vec!["The pack service did not listen within 100 ms".into()])
+        );
+        let missing = ChildSpec {
+            program: "/no/such/program".into(),
+            ..ChildSpec::default()
+        };
+        let refused = boot(&missing, Duration::from_secs(1), sink).await;
+        assert!(refused.is_err_and(|p| p.len() == 1 && !p[0].is_empty()));
+    }
+}
