@@ -1,5 +1,7 @@
 //! The pack service supervisor (the engine behind `kindgi dev`): so far, its child process
-//! (spawn, boot, lines, retire) and how it reads the lines the child writes on stderr.
+//! (spawn, boot, lines, retire), how it reads the lines the child writes on stderr, and the
+//! relay that forwards calls to it.
 
 pub mod child;
 pub mod lines;
+pub mod relay;

@@ -1,0 +1,195 @@
+//! The supervisor's relay against a real pack service core on loopback (Rust fake handlers):
+//! answers with the headers the front passes on, the caller's headers passed through, and the
+//! outcomes for no child, a refused connection, a child that dies mid-call, and a cancel.
+
+use kindgi_handler_runtime_native::env::PackEnvCheck;
+use kindgi_handler_runtime_native::service::call::{
+    Answer, Call, CallAbort, RunFuture, Runner, Settled,
+};
+use kindgi_handler_runtime_native::service::catalog::Catalog;
+use kindgi_handler_runtime_native::service::core::{
+    PackService, ServiceEvent, ServiceOptions, DEFAULT_MAX_BODY_BYTES,
+};
+use kindgi_handler_runtime_native::service::server::serve;
+use kindgi_handler_runtime_native::supervisor::relay::{
+    Relay, RelayCall, RelayOutcome, RelayRoute,
+};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpListener;
+
+const TOKEN: &str = "relay-token-0123456789abcdefghijklmnop";
+
+/// `headers` answers the call's message and headers it can see; `wait` waits for its abort.
+struct Fake;
+
+impl Runner for Fake {
+    fn run(&self, call: Call, abort: CallAbort) -> RunFuture {
+        Box::pin(async move {
+            if call.id == "wait" {
+                abort.aborted().await;
+            }
+            let output = json!({"run": call.message.get("ctx").cloned()});
+            Settled {
+                answer: Answer::Message(format!(r#"{{"v":2,"kind":"result","output":{output}}}"#)),
+                honoured_abort: true,
+            }
+        })
+    }
+}
+
+async fn child(
+    events: Arc<Mutex<Vec<ServiceEvent>>>,
+) -> (
+    u16,
+    kindgi_handler_runtime_native::service::server::Listening,
+) {
+    let index = json!({"v": 1, "packId": "fake", "packVersion": "1", "artifactVersion": "7",
+        "tools": [{"id": "headers", "modulePath": "h.mjs", "input": {}, "output": {}},
+                  {"id": "wait", "modulePath": "w.mjs", "input": {}, "output": {}}],
+        "guardrails": [], "agents": [], "flows": []});
+    let service = PackService::new(
+        ServiceOptions {
+            catalog: Catalog::from_index(&index).expect("index"),
+            token: TOKEN.into(),
+            tenant: None,
+            max_concurrency: 8,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            default_timeout_ms: 120_000,
+            env_check: PackEnvCheck::Strict,
+            missing_env: vec![],
+            index_hash: None,
+            records: None,
+            share_call_bindings: false,
+        },
+        Arc::new(Fake),
+        Some(Arc::new(move |e| {
+            events.lock().map(|mut list| list.push(e)).ok();
+        })),
+    );
+    service.admission().set_warm(true);
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    (port, serve(Arc::new(service), listener).expect("serve"))
+}
+
+fn invoke(tool: &str) -> RelayCall {
+    RelayCall {
+        route: RelayRoute::Invoke,
+        body: Some(
+            json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": {},
+                   "ctx": {"tenantId": "t", "runId": "r"}})
+            .to_string(),
+        ),
+        timeout_ms: Some(5000.0),
+        run_id: Some("r".into()),
+        request_id: Some("q".into()),
+        protocol: Some("2".into()),
+        traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_pass_through_with_the_front_headers() {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let (port, listening) = child(Arc::clone(&events)).await;
+    let relay = Relay::new(TOKEN.into());
+    let RelayOutcome::Answer {
+        status,
+        headers,
+        body,
+    } = relay.forward(Some(port), &invoke("headers")).await
+    else {
+        panic!("an answer");
+    };
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        r#"{"v":2,"kind":"result","output":{"run":{"tenantId":"t","runId":"r"}}}"#
+    );
+    let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "content-type",
+            "kindgi-artifact-version",
+            "kindgi-duration-ms"
+        ]
+    );
+    let info = RelayCall {
+        route: RelayRoute::Info,
+        ..RelayCall::default()
+    };
+    assert!(matches!(
+        relay.forward(Some(port), &info).await,
+        RelayOutcome::Answer { status: 200, .. }
+    ));
+    // A bad token is the child's answer, passed through.
+    let stranger = Relay::new("another-token-0123456789abcdefghijklmn".into());
+    assert!(matches!(
+        stranger.forward(Some(port), &info).await,
+        RelayOutcome::Answer { status: 401, .. }
+    ));
+    listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_child_refused_dead_and_cancelled() {
+    let relay = Relay::new(TOKEN.into());
+    assert_eq!(
+        relay.forward(None, &invoke("headers")).await,
+        RelayOutcome::Unavailable("no pack service".into())
+    );
+    // A port nobody listens on.
+    let closed = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let closed_port = closed.local_addr().expect("addr").port();
+    drop(closed);
+    assert_eq!(
+        relay.forward(Some(closed_port), &invoke("headers")).await,
+        RelayOutcome::Unavailable("the pack service refused the connection".into())
+    );
+    // A child that reads the call and dies without answering: it may have run.
+    let dying = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let dying_port = dying.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        if let Ok((mut stream, _)) = dying.accept().await {
+            let mut buffer = [0u8; 4096];
+            let _ = stream.read(&mut buffer).await;
+        }
+    });
+    assert_eq!(
+        relay.forward(Some(dying_port), &invoke("headers")).await,
+        RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
+    );
+    // A caller that gives up: dropping the forward closes the child's connection, and the
+    // child reports the call cancelled.
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let (port, listening) = child(Arc::clone(&events)).await;
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(200),
+        relay.forward(Some(port), &invoke("wait")),
+    )
+    .await;
+    assert!(gave_up.is_err());
+    for _ in 0..500 {
+        let cancelled = events.lock().map(|list| {
+            list.iter().any(|e| {
+                matches!(
+                    e,
+                    ServiceEvent::Call {
+                        outcome: "cancelled",
+                        ..
+                    }
+                )
+            })
+        });
+        if cancelled.unwrap_or(false) {
+            listening.stop(Duration::from_millis(100)).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the child never saw its caller go");
+}
