@@ -1,7 +1,11 @@
-//! The supervisor's relay against a real pack service core on loopback (Rust fake handlers):
-//! answers with the headers the front passes on, the caller's headers passed through, and the
-//! outcomes for no child, a refused connection, a child that dies mid-call, and a cancel.
+//! The supervisor's relay and front against a real pack service core on loopback (Rust fake
+//! handlers): answers with the headers the front passes on, the caller's headers passed
+//! through, the outcomes for no child, a refused connection, a child that dies mid-call and a
+//! cancel, and the front's own answers.
 
+mod common;
+
+use common::exchange;
 use kindgi_handler_runtime_native::env::PackEnvCheck;
 use kindgi_handler_runtime_native::service::call::{
     Answer, Call, CallAbort, RunFuture, Runner, Settled,
@@ -11,6 +15,8 @@ use kindgi_handler_runtime_native::service::core::{
     PackService, ServiceEvent, ServiceOptions, DEFAULT_MAX_BODY_BYTES,
 };
 use kindgi_handler_runtime_native::service::server::serve;
+use kindgi_handler_runtime_native::service::server::serve_handler;
+use kindgi_handler_runtime_native::supervisor::front::Front;
 use kindgi_handler_runtime_native::supervisor::relay::{
     Relay, RelayCall, RelayOutcome, RelayRoute,
 };
@@ -192,4 +198,80 @@ async fn no_child_refused_dead_and_cancelled() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the child never saw its caller go");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
+    let (serve_port, serving) = tokio::sync::watch::channel(None);
+    let front = Arc::new(Front::new(TOKEN.into(), serving, 1024));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");
+    let get = |path: &str, extra: &str| {
+        format!("GET {path} HTTP/1.1\r\nhost: x\r\n{extra}\r\n").into_bytes()
+    };
+    let post = |body: &str, content_type: &str| {
+        format!(
+            "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    };
+    let call = invoke("headers").body.unwrap_or_default();
+
+    let health = exchange(addr, &get("/healthz", "")).await;
+    assert_eq!(
+        (health.status, health.body.as_str()),
+        (200, r#"{"status":"ok"}"#)
+    );
+    let ready = exchange(addr, &get("/readyz", "")).await;
+    assert_eq!(
+        (ready.status, ready.body.as_str()),
+        (503, r#"{"error":"no pack service"}"#)
+    );
+    assert_eq!(ready.header("retry-after"), Some("1"));
+    let nobody = exchange(addr, &post(&call, "application/json")).await;
+    assert_eq!(
+        (nobody.status, nobody.body.as_str()),
+        (503, r#"{"error":"no pack service"}"#)
+    );
+    assert_eq!(exchange(addr, &get("/v1/info", "")).await.status, 401);
+    assert_eq!(exchange(addr, &get("/v1/invoke", "")).await.status, 405);
+    assert_eq!(exchange(addr, &get("/nope", "")).await.status, 404);
+    assert_eq!(exchange(addr, &post(&call, "text/plain")).await.status, 415);
+    assert_eq!(
+        exchange(addr, &post(&"x".repeat(2048), "application/json"))
+            .await
+            .status,
+        413
+    );
+
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let (port, listening) = child(events).await;
+    serve_port.send_replace(Some(port));
+    assert_eq!(exchange(addr, &get("/readyz", "")).await.status, 200);
+    let through = exchange(addr, &post(&call, "application/json")).await;
+    assert_eq!(through.status, 200);
+    assert_eq!(
+        through.body,
+        r#"{"v":2,"kind":"result","output":{"run":{"tenantId":"t","runId":"r"}}}"#
+    );
+    assert_eq!(through.header("kindgi-artifact-version"), Some("7"));
+    let info = exchange(
+        addr,
+        &get("/v1/info", &format!("kindgi-pack-token: {TOKEN}\r\n")),
+    )
+    .await;
+    assert_eq!(info.status, 200);
+    assert!(info.body.contains(r#""packId":"fake""#));
+
+    // The child goes: the front answers 503 again, with the connection refused.
+    listening.stop(Duration::from_millis(100)).await;
+    let refused = exchange(addr, &post(&call, "application/json")).await;
+    assert_eq!(refused.status, 503);
+    assert_eq!(
+        refused.body,
+        r#"{"error":"the pack service refused the connection"}"#
+    );
+    served.close().await;
 }

@@ -1,6 +1,9 @@
 //! The hyper pack service over real HTTP on loopback, with Rust-side fake handlers: routing,
 //! refusals, admission, bodies, deadlines, cancellation, tenant pinning and drain.
 
+mod common;
+
+use common::{exchange, read_response, wait_until};
 use kindgi_handler_runtime_native::env::PackEnvCheck;
 use kindgi_handler_runtime_native::log::{LogSettings, Logger, Sink};
 use kindgi_handler_runtime_native::service::call::{
@@ -15,7 +18,7 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 const TOKEN: &str = "test-token";
@@ -181,79 +184,6 @@ fn records_logger(lines: Arc<Mutex<Vec<String>>>) -> Logger {
         unreachable!("an object literal")
     };
     Logger::new(LogSettings::default(), sink).child(bindings)
-}
-
-#[derive(Debug)]
-struct Answered {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answered {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Sends raw request bytes on a new connection and reads one response.
-async fn exchange(addr: SocketAddr, request: &[u8]) -> Answered {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    stream.write_all(request).await.expect("send");
-    read_response(&mut stream).await
-}
-
-async fn read_response(stream: &mut TcpStream) -> Answered {
-    let mut raw = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&raw[..end]).into_owned();
-            let mut lines = head.split("\r\n");
-            let status = lines
-                .next()
-                .and_then(|l| l.split(' ').nth(1))
-                .and_then(|s| s.parse().ok())
-                .expect("a status line");
-            let headers: Vec<(String, String)> = lines
-                .filter_map(|l| l.split_once(':'))
-                .map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_owned()))
-                .collect();
-            let length: usize = headers
-                .iter()
-                .find(|(n, _)| n == "content-length")
-                .and_then(|(_, v)| v.parse().ok())
-                .expect("a content-length");
-            while raw.len() < end + 4 + length {
-                let n = stream.read(&mut chunk).await.expect("read body");
-                assert!(n > 0, "connection closed mid-body");
-                raw.extend_from_slice(&chunk[..n]);
-            }
-            let body = String::from_utf8_lossy(&raw[end + 4..end + 4 + length]).into_owned();
-            return Answered {
-                status,
-                headers,
-                body,
-            };
-        }
-        let n = stream.read(&mut chunk).await.expect("read head");
-        assert!(n > 0, "connection closed before a response");
-        raw.extend_from_slice(&chunk[..n]);
-    }
-}
-
-/// Polls `condition` for up to 10 s (loaded CI machines are slow); fails the test after that.
-async fn wait_until(condition: impl Fn() -> bool) {
-    for _ in 0..2000 {
-        if condition() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("the condition did not hold within 10 s");
 }
 
 fn get(path: &str, extra: &str) -> Vec<u8> {

@@ -42,17 +42,62 @@ impl Default for ReadLimits {
 /// After drain, how long open connections get to finish writing before they are closed.
 const CLOSE_MARGIN: Duration = Duration::from_millis(250);
 
-/// A listening service. [`Listening::stop`] drains it and closes every connection.
-pub struct Listening {
+/// What an accept loop serves: one response per request. Dropping the returned future (the
+/// client hung up) is how a request learns its caller went away.
+pub trait Handler: Send + Sync + 'static {
+    fn handle(
+        &self,
+        req: Request<Incoming>,
+    ) -> impl std::future::Future<Output = Response<Full<Bytes>>> + Send;
+}
+
+/// An accept loop and its connections. [`Served::close`] stops accepting and closes them.
+pub struct Served {
     local_addr: SocketAddr,
-    service: Arc<PackService>,
     shutdown: watch::Sender<bool>,
     accept: JoinHandle<()>,
 }
 
-impl Listening {
+impl Served {
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Stops accepting, lets open connections finish what they are writing, then closes them.
+    pub async fn close(self) {
+        // Ignored when the accept loop is already gone: there is nothing left to tell.
+        let _ = self.shutdown.send(true);
+        // The loop aborts its connections itself once the margin passes; should it still be
+        // busy past twice the margin, it is left to the runtime's shutdown.
+        let _ = tokio::time::timeout(CLOSE_MARGIN * 2, self.accept).await;
+    }
+}
+
+/// Serves `handler` on `listener` (TCP_NODELAY, a limit on reading headers) until closed.
+pub fn serve_handler<H: Handler>(
+    handler: Arc<H>,
+    listener: TcpListener,
+    header_limit: Duration,
+) -> std::io::Result<Served> {
+    let local_addr = listener.local_addr()?;
+    let (shutdown, watch_shutdown) = watch::channel(false);
+    let accept = tokio::spawn(accept_loop(handler, listener, watch_shutdown, header_limit));
+    Ok(Served {
+        local_addr,
+        shutdown,
+        accept,
+    })
+}
+
+/// A listening service. [`Listening::stop`] drains it and closes every connection.
+pub struct Listening {
+    served: Served,
+    service: Arc<PackService>,
+}
+
+impl Listening {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.served.local_addr()
     }
 
     pub fn service(&self) -> &Arc<PackService> {
@@ -63,11 +108,22 @@ impl Listening {
     /// meanwhile), then stops accepting and closes every connection.
     pub async fn stop(self, grace: Duration) {
         self.service.admission().drain(grace).await;
-        // Ignored when the accept loop is already gone: there is nothing left to tell.
-        let _ = self.shutdown.send(true);
-        // The loop aborts its connections itself once the margin passes; should it still be
-        // busy past twice the margin, it is left to the runtime's shutdown.
-        let _ = tokio::time::timeout(CLOSE_MARGIN * 2, self.accept).await;
+        self.served.close().await;
+    }
+}
+
+/// The pack service as an accept loop's handler.
+struct ServiceHandler {
+    service: Arc<PackService>,
+    body_limit: Duration,
+}
+
+impl Handler for ServiceHandler {
+    fn handle(
+        &self,
+        req: Request<Incoming>,
+    ) -> impl std::future::Future<Output = Response<Full<Bytes>>> + Send {
+        handle(&self.service, req, self.body_limit)
     }
 }
 
@@ -82,27 +138,21 @@ pub fn serve_with(
     listener: TcpListener,
     limits: ReadLimits,
 ) -> std::io::Result<Listening> {
-    let local_addr = listener.local_addr()?;
-    let (shutdown, watch_shutdown) = watch::channel(false);
-    let accept = tokio::spawn(accept_loop(
-        Arc::clone(&service),
-        listener,
-        watch_shutdown,
-        limits,
-    ));
+    let handler = Arc::new(ServiceHandler {
+        service: Arc::clone(&service),
+        body_limit: limits.body,
+    });
     Ok(Listening {
-        local_addr,
+        served: serve_handler(handler, listener, limits.headers)?,
         service,
-        shutdown,
-        accept,
     })
 }
 
-async fn accept_loop(
-    service: Arc<PackService>,
+async fn accept_loop<H: Handler>(
+    handler: Arc<H>,
     listener: TcpListener,
     mut shutdown: watch::Receiver<bool>,
-    limits: ReadLimits,
+    header_limit: Duration,
 ) {
     let mut connections = JoinSet::new();
     loop {
@@ -114,10 +164,10 @@ async fn accept_loop(
                     // Answers are small and written whole: don't let Nagle hold them back.
                     let _ = stream.set_nodelay(true);
                     connections.spawn(connection(
-                        Arc::clone(&service),
+                        Arc::clone(&handler),
                         stream,
                         shutdown.clone(),
-                        limits,
+                        header_limit,
                     ));
                 }
             }
@@ -132,20 +182,20 @@ async fn accept_loop(
     }
 }
 
-async fn connection(
-    service: Arc<PackService>,
+async fn connection<H: Handler>(
+    handler: Arc<H>,
     stream: tokio::net::TcpStream,
     mut shutdown: watch::Receiver<bool>,
-    limits: ReadLimits,
+    header_limit: Duration,
 ) {
-    let handler = service_fn(move |req| {
-        let service = Arc::clone(&service);
-        async move { Ok::<_, Infallible>(handle(&service, req, limits.body).await) }
+    let service = service_fn(move |req| {
+        let handler = Arc::clone(&handler);
+        async move { Ok::<_, Infallible>(handler.handle(req).await) }
     });
     let conn = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.headers)
-        .serve_connection(TokioIo::new(stream), handler);
+        .header_read_timeout(header_limit)
+        .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
     tokio::select! {
         // A connection error (a reset, a malformed request hyper answered itself) is the
@@ -216,7 +266,10 @@ async fn handle(
 
 /// The body, or `None` when it is larger than `limit` (read to its end all the same, so the
 /// 413 reaches a client still uploading).
-async fn read_body(mut body: Incoming, limit: usize) -> Result<Option<Bytes>, hyper::Error> {
+pub(crate) async fn read_body(
+    mut body: Incoming,
+    limit: usize,
+) -> Result<Option<Bytes>, hyper::Error> {
     let mut buffer = BytesMut::new();
     let mut too_large = false;
     while let Some(frame) = body.frame().await {
@@ -241,7 +294,7 @@ fn request_timeout() -> Response<Full<Bytes>> {
     response
 }
 
-fn reply_response(reply: Reply) -> Response<Full<Bytes>> {
+pub(crate) fn reply_response(reply: Reply) -> Response<Full<Bytes>> {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = json_response(status, reply.body);
     if reply.retry_after {

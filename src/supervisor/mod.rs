@@ -3,5 +3,6 @@
 //! relay that forwards calls to it.
 
 pub mod child;
+pub mod front;
 pub mod lines;
 pub mod relay;

@@ -1,0 +1,141 @@
+//! The supervisor's front: one HTTP listener for its whole life, on a fixed address and token,
+//! that answers the probes itself and forwards `POST /v1/invoke` and `GET /v1/info` to
+//! whichever child serves (the relay), so a caller keeps one URL however often the child is
+//! swapped.
+
+use crate::service::config::js_number;
+use crate::service::http::{is_json_content_type, joined_header, refuse_request, Reply, Route};
+use crate::service::server::{read_body, reply_response, Handler};
+use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::{Request, Response, StatusCode};
+use tokio::sync::watch;
+
+/// The front's state: the session token, the relay, and the serving child's port (set by the
+/// child lifecycle; `None` while no child serves).
+pub struct Front {
+    token: Vec<u8>,
+    relay: Relay,
+    serving: watch::Receiver<Option<u16>>,
+    max_body_bytes: usize,
+}
+
+impl Front {
+    pub fn new(
+        token: String,
+        serving: watch::Receiver<Option<u16>>,
+        max_body_bytes: usize,
+    ) -> Front {
+        Front {
+            token: token.as_bytes().to_vec(),
+            relay: Relay::new(token),
+            serving,
+            max_body_bytes,
+        }
+    }
+
+    fn serving_port(&self) -> Option<u16> {
+        *self.serving.borrow()
+    }
+
+    async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        let header =
+            |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
+        let target = req
+            .uri()
+            .path_and_query()
+            .map_or_else(|| req.uri().to_string(), |p| p.as_str().to_owned());
+        let token = header("kindgi-pack-token");
+        let route = match refuse_request(
+            req.method().as_str(),
+            &target,
+            token.as_deref(),
+            &self.token,
+            None,
+            None,
+        ) {
+            Ok(route) => route,
+            Err(reply) => return reply_response(reply),
+        };
+        let route = match route {
+            Route::Healthz => return reply_response(Reply::healthy()),
+            Route::Readyz if self.serving_port().is_some() => return reply_response(Reply::ready()),
+            Route::Readyz => return reply_response(Reply::error(503, "no pack service")),
+            Route::Info => RelayRoute::Info,
+            Route::Invoke => RelayRoute::Invoke,
+        };
+        // Unlike the TypeScript front, the content type is checked here as the service checks
+        // it: a caller learns it at the front whether or not a child serves.
+        if route == RelayRoute::Invoke
+            && !is_json_content_type(
+                joined_header(req.headers().get(CONTENT_TYPE).map(|v| v.as_bytes())).as_deref(),
+            )
+        {
+            return reply_response(Reply::not_json());
+        }
+        // The deadline passes on when `Number()` of it is finite and above 0.
+        let timeout_ms = header("kindgi-timeout-ms")
+            .map(|raw| js_number(&raw))
+            .filter(|ms| ms.is_finite() && *ms > 0.0);
+        let non_empty = |name: &str| header(name).filter(|v| !v.is_empty());
+        let mut call = RelayCall {
+            route,
+            body: None,
+            timeout_ms,
+            run_id: non_empty("kindgi-run-id"),
+            request_id: non_empty("kindgi-request-id"),
+            protocol: non_empty("kindgi-protocol"),
+            traceparent: non_empty("traceparent"),
+        };
+        if route == RelayRoute::Invoke {
+            match read_body(req.into_body(), self.max_body_bytes).await {
+                Ok(Some(body)) => call.body = Some(String::from_utf8_lossy(&body).into_owned()),
+                Ok(None) => return reply_response(Reply::too_large()),
+                Err(error) => return reply_response(Reply::error(500, &error.to_string())),
+            }
+        }
+        // A caller that hangs up drops this future, and with it the forwarded call.
+        match self.relay.forward(self.serving_port(), &call).await {
+            RelayOutcome::Answer {
+                status,
+                headers,
+                body,
+            } => answer_response(status, &headers, body),
+            RelayOutcome::Unavailable(reason) => reply_response(Reply::error(503, &reason)),
+            RelayOutcome::Failed(reason) => reply_response(Reply::error(502, &reason)),
+        }
+    }
+}
+
+impl Handler for Front {
+    fn handle(
+        &self,
+        req: Request<Incoming>,
+    ) -> impl std::future::Future<Output = Response<Full<Bytes>>> + Send {
+        self.answer(req)
+    }
+}
+
+fn answer_response(
+    status: u16,
+    headers: &[(String, String)],
+    body: String,
+) -> Response<Full<Bytes>> {
+    let length = body.len();
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    let out = response.headers_mut();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            out.insert(name, value);
+        }
+    }
+    out.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    response
+}
