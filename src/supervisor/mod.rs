@@ -1,8 +1,10 @@
-//! The pack service supervisor (the engine behind `kindgi dev`): so far, its child process
-//! (spawn, boot, lines, retire), how it reads the lines the child writes on stderr, and the
-//! relay that forwards calls to it.
+//! The pack service supervisor (the engine behind `kindgi dev`) without napi: its child
+//! process (spawn, boot, lines, retire), how it reads the child's stderr, the lifecycle that
+//! decides which child serves, the relay that forwards calls to it and the front that takes
+//! them. The JavaScript API over it comes next.
 
 pub mod child;
 pub mod front;
+pub mod lifecycle;
 pub mod lines;
 pub mod relay;

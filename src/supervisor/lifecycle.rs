@@ -1,0 +1,367 @@
+//! Which child serves: `start` boots a new child and switches calls to it once it listens,
+//! then retires the previous one; a child that fails to boot leaves the previous one serving;
+//! a serving child that exits on its own is restarted, with a growing delay and at most
+//! `max_restarts` times within [`RESTART_WINDOW`], so one that boots and then keeps crashing
+//! is given up on instead of restarted forever.
+
+use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink};
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// Restarts are counted over this window: more than `max_restarts` within it is giving up.
+pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+/// What the supervisor tells its owner.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SupervisorEvent {
+    Started {
+        port: u16,
+        index_path: String,
+    },
+    BootFailed {
+        problems: Vec<String>,
+    },
+    Exited(ChildExit),
+    Restarting {
+        attempt: u32,
+    },
+    GaveUp {
+        attempts: u32,
+    },
+    /// One of the service's own lines (a call, `draining`, a record): the event and the line.
+    Log {
+        event: Map<String, Value>,
+        line: String,
+    },
+    /// A line of the pack's own output, and whether it came on stderr.
+    Output {
+        line: String,
+        stderr: bool,
+    },
+}
+
+pub type EventSink = Arc<dyn Fn(SupervisorEvent) + Send + Sync>;
+
+/// How a child is made for an index: the owner's command and environment, read at every start.
+pub type Launch = Arc<
+    dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<ChildSpec, String>> + Send>> + Send + Sync,
+>;
+
+#[derive(Debug, Clone)]
+pub struct LifecycleOptions {
+    pub boot_timeout: Duration,
+    pub stop_grace: Duration,
+    pub max_restarts: u32,
+    pub restart_delay: Duration,
+}
+
+#[derive(Default)]
+struct State {
+    serving: Option<(Arc<Child>, String)>,
+    stopped: bool,
+    closing: bool,
+    /// When the restarts of the window happened.
+    restarts: VecDeque<Instant>,
+}
+
+pub struct Lifecycle {
+    options: LifecycleOptions,
+    launch: Launch,
+    events: EventSink,
+    state: Mutex<State>,
+    serving_port: watch::Sender<Option<u16>>,
+}
+
+impl Lifecycle {
+    pub fn new(options: LifecycleOptions, launch: Launch, events: EventSink) -> Arc<Lifecycle> {
+        Arc::new(Lifecycle {
+            options,
+            launch,
+            events,
+            state: Mutex::new(State::default()),
+            serving_port: watch::channel(None).0,
+        })
+    }
+
+    /// The serving child's port, as the front reads it.
+    pub fn serving(&self) -> watch::Receiver<Option<u16>> {
+        self.serving_port.subscribe()
+    }
+
+    fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Option<R> {
+        self.state.lock().ok().map(|mut state| f(&mut state))
+    }
+
+    fn lines(&self) -> LineSink {
+        let events = Arc::clone(&self.events);
+        Arc::new(move |line| {
+            events(match line {
+                ChildLine::Output { line, stderr } => SupervisorEvent::Output { line, stderr },
+                ChildLine::Event { event, line } => SupervisorEvent::Log { event, line },
+            })
+        })
+    }
+
+    /// Boots a child on `index_path` and switches calls to it once it listens; the previous
+    /// child is retired (its calls drain) before this resolves. On failure the previous child
+    /// keeps serving.
+    pub async fn start(self: &Arc<Self>, index_path: &str) -> Result<u16, Vec<String>> {
+        let closing = self
+            .with_state(|state| {
+                state.stopped = false;
+                state.closing
+            })
+            .unwrap_or(true);
+        if closing {
+            return Err(vec!["The pack service is closing".into()]);
+        }
+        let booted = match (self.launch)(index_path.to_owned()).await {
+            Ok(spec) => boot(&spec, self.options.boot_timeout, self.lines()).await,
+            Err(reason) => Err(vec![reason]),
+        };
+        let child = match booted {
+            Ok(child) => Arc::new(child),
+            Err(problems) => {
+                (self.events)(SupervisorEvent::BootFailed {
+                    problems: problems.clone(),
+                });
+                return Err(problems);
+            }
+        };
+        let port = child.port;
+        let previous = self
+            .with_state(|state| {
+                state
+                    .serving
+                    .replace((Arc::clone(&child), index_path.to_owned()))
+            })
+            .flatten();
+        self.serving_port.send_replace(Some(port));
+        (self.events)(SupervisorEvent::Started {
+            port,
+            index_path: index_path.to_owned(),
+        });
+        self.watch(child);
+        if let Some((previous, _)) = previous {
+            previous.retire(self.options.stop_grace).await;
+        }
+        Ok(port)
+    }
+
+    /// Restarts a serving child that exits on its own (not one being replaced or stopped).
+    fn watch(self: &Arc<Self>, child: Arc<Child>) {
+        let lifecycle = Arc::clone(self);
+        tokio::spawn(async move {
+            let ended = child.exited().await;
+            // A terminal's Ctrl+C or hangup reaches the whole process group: give the owner's
+            // `begin_close` a moment to arrive before calling this a crash.
+            if matches!(ended.signal.as_deref(), Some("SIGINT" | "SIGHUP")) {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let index = lifecycle
+                .with_state(|state| {
+                    let still_serving = state
+                        .serving
+                        .as_ref()
+                        .is_some_and(|(serving, _)| Arc::ptr_eq(serving, &child));
+                    if !still_serving || state.stopped || state.closing {
+                        return None;
+                    }
+                    state.serving.take().map(|(_, index)| index)
+                })
+                .flatten();
+            let Some(index) = index else { return };
+            lifecycle.serving_port.send_replace(None);
+            (lifecycle.events)(SupervisorEvent::Exited(ended));
+            lifecycle.recover(index).await;
+        });
+    }
+
+    async fn recover(self: &Arc<Self>, index: String) {
+        loop {
+            let attempt = self.with_state(|state| {
+                if state.stopped || state.closing || state.serving.is_some() {
+                    return None;
+                }
+                let now = Instant::now();
+                while state
+                    .restarts
+                    .front()
+                    .is_some_and(|at| now.duration_since(*at) > RESTART_WINDOW)
+                {
+                    state.restarts.pop_front();
+                }
+                let recent = u32::try_from(state.restarts.len()).unwrap_or(u32::MAX);
+                if recent >= self.options.max_restarts {
+                    return Some(Err(recent));
+                }
+                state.restarts.push_back(now);
+                Some(Ok(recent + 1))
+            });
+            let attempt = match attempt.flatten() {
+                None => return,
+                Some(Err(attempts)) => {
+                    (self.events)(SupervisorEvent::GaveUp { attempts });
+                    return;
+                }
+                Some(Ok(attempt)) => attempt,
+            };
+            (self.events)(SupervisorEvent::Restarting { attempt });
+            // Each restart in the window waits twice as long as the one before.
+            let backoff = self.options.restart_delay * 2u32.saturating_pow(attempt - 1);
+            tokio::time::sleep(backoff).await;
+            let cancelled = self
+                .with_state(|state| state.stopped || state.closing || state.serving.is_some())
+                .unwrap_or(true);
+            if cancelled || self.start(&index).await.is_ok() {
+                return;
+            }
+        }
+    }
+
+    /// Stops the serving child (its calls drain); the front then answers 503.
+    pub async fn stop(&self) {
+        let serving = self
+            .with_state(|state| {
+                state.stopped = true;
+                state.serving.take()
+            })
+            .flatten();
+        self.serving_port.send_replace(None);
+        if let Some((child, _)) = serving {
+            child.retire(self.options.stop_grace).await;
+        }
+    }
+
+    /// From now on a child that exits is expected, and none starts again.
+    pub fn begin_close(&self) {
+        self.with_state(|state| state.closing = true);
+    }
+
+    pub async fn close(&self) {
+        self.begin_close();
+        self.stop().await;
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU16, Ordering};
+
+    /// Shell children that listen on a new fake port each start; `crash_after` makes each one
+    /// exit that long after listening.
+    fn lifecycle(
+        crash_after: Option<&str>,
+        max_restarts: u32,
+    ) -> (Arc<Lifecycle>, Arc<Mutex<Vec<SupervisorEvent>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let events: EventSink = Arc::new(move |event| {
+            if !matches!(
+                event,
+                SupervisorEvent::Output { .. } | SupervisorEvent::Log { .. }
+            ) {
+                into.lock().map(|mut s| s.push(event)).ok();
+            }
+        });
+        let next = Arc::new(AtomicU16::new(1000));
+        let tail = match crash_after {
+            Some(after) => format!("sleep {after}; exit 7"),
+            None => "trap 'exit 0' TERM; while :; do sleep 0.05; done".into(),
+        };
+        let launch: Launch = Arc::new(move |index| {
+            let port = next.fetch_add(1, Ordering::Relaxed);
+            let script = if index == "broken" {
+                "echo '{\"kind\":\"boot-failed\",\"problems\":[\"Missing module: a.mjs\"]}' >&2; exit 1".to_owned()
+            } else {
+                format!("echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail}")
+            };
+            Box::pin(async move {
+                Ok(ChildSpec {
+                    program: "/bin/sh".into(),
+                    args: vec!["-c".into(), script],
+                    env: vec![],
+                    cwd: None,
+                })
+            })
+        });
+        let options = LifecycleOptions {
+            boot_timeout: Duration::from_secs(10),
+            stop_grace: Duration::from_secs(2),
+            max_restarts,
+            restart_delay: Duration::from_millis(10),
+        };
+        (Lifecycle::new(options, launch, events), seen)
+    }
+
+    fn kinds(seen: &Mutex<Vec<SupervisorEvent>>) -> Vec<String> {
+        seen.lock()
+            .map(|s| {
+                s.iter()
+                    .map(|e| match e {
+                        SupervisorEvent::Started { .. } => "started".to_owned(),
+                        SupervisorEvent::BootFailed { .. } => "boot-failed".into(),
+                        SupervisorEvent::Exited(_) => "exited".into(),
+                        SupervisorEvent::Restarting { attempt } => format!("restarting {attempt}"),
+                        SupervisorEvent::GaveUp { attempts } => format!("gave-up {attempts}"),
+                        _ => "line".into(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn swaps_children_and_keeps_the_old_one_when_a_boot_fails() {
+        let (lifecycle, seen) = lifecycle(None, 3);
+        let serving = lifecycle.serving();
+        assert_eq!(lifecycle.start("a").await, Ok(1000));
+        assert_eq!(lifecycle.start("b").await, Ok(1001));
+        assert_eq!(
+            lifecycle.start("broken").await,
+            Err(vec!["Missing module: a.mjs".to_owned()])
+        );
+        assert_eq!(*serving.borrow(), Some(1001));
+        lifecycle.close().await;
+        assert_eq!(*serving.borrow(), None);
+        assert_eq!(
+            lifecycle.start("c").await,
+            Err(vec!["The pack service is closing".to_owned()])
+        );
+        assert_eq!(kinds(&seen), ["started", "started", "boot-failed"]);
+    }
+
+    #[tokio::test]
+    async fn a_child_that_keeps_crashing_is_given_up_on() {
+        let (lifecycle, seen) = lifecycle(Some("0.05"), 2);
+        assert!(lifecycle.start("a").await.is_ok());
+        for _ in 0..500 {
+            if kinds(&seen).iter().any(|k| k.starts_with("gave-up")) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Each restart booted, then crashed: still given up on after two in the window.
+        assert_eq!(
+            kinds(&seen),
+            [
+                "started",
+                "exited",
+                "restarting 1",
+                "started",
+                "exited",
+                "restarting 2",
+                "started",
+                "exited",
+                "gave-up 2"
+            ]
+        );
+        assert_eq!(*lifecycle.serving().borrow(), None);
+    }
+}
