@@ -103,3 +103,21 @@ void stopped;
 import { createServer } from 'node:http';
 const ownServer = createServer(service.handle);
 void ownServer;
+
+import {
+  createPackServiceSupervisor,
+  serviceEvent,
+  type PackRelayOutcome,
+  type PackServiceSupervisorEvent,
+} from '../lib/pack-service.js';
+const supervisor = createPackServiceSupervisor({
+  command: [process.execPath, 'bin/kindgi-pack-service.mjs'],
+  moduleRoot: '.',
+  env: async () => ({}),
+  onEvent: (event: PackServiceSupervisorEvent) => void event.kind,
+  onLog: (line: string, stream: 'stdout' | 'stderr') => void [line, stream],
+});
+const supervised: Promise<{ readonly url: string; readonly port: number }> = supervisor.listen();
+const relayed: Promise<PackRelayOutcome> = supervisor.relay.forward({ route: 'info' });
+const kind: string | undefined = serviceEvent('{}')?.kind;
+void [supervised, relayed, kind];

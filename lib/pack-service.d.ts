@@ -2,7 +2,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PackEnvCheck, PackEnvFilter } from './pack-env.js';
 import type { PackErrorCode, PackErrorMessage } from './protocol.js';
 
-export { serviceEvent } from './supervisor.js';
+export {
+  createPackServiceSupervisor,
+  serviceEvent,
+  BootFailure,
+  PackRelay,
+  PackRelayCall,
+  PackRelayOutcome,
+  PackServiceSupervisor,
+  PackServiceSupervisorEvent,
+  PackServiceSupervisorOptions,
+} from './supervisor.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */
 export declare const PACK_SERVICE_DRAIN_MS: 8000;

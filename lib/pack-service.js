@@ -19,7 +19,7 @@ import { indexHash } from './kindgi-index.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
 export { PACK_SERVICE_EVENTS, defaultPackServiceLogs, packServiceLogs } from './logs.js';
-export { serviceEvent } from './supervisor.js';
+export { createPackServiceSupervisor, serviceEvent } from './supervisor.js';
 import { missingPackEnv, undeclaredPackEnv } from './pack-env.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */

@@ -7,3 +7,82 @@
 export declare function serviceEvent(
   line: string,
 ): (Record<string, unknown> & { readonly kind: string }) | undefined;
+
+export interface PackServiceSupervisorOptions {
+  /** The child's argv (the supervisor appends `--index`, `--module-root`, `--host`), or a function giving it before every start. */
+  readonly command: readonly [string, ...string[]] | (() => readonly [string, ...string[]] | Promise<readonly [string, ...string[]]>);
+  /** Where the index's module paths resolve: the pack folder. */
+  readonly moduleRoot: string;
+  /** The child's whole environment, read at every start. */
+  readonly env: () => Promise<Readonly<Record<string, string>>>;
+  /** Where the front listens. Default `127.0.0.1`. */
+  readonly host?: string;
+  /** The front's port. Default 0: any free port, fixed while the front listens. */
+  readonly port?: number;
+  /** The token callers send; at least 32 URL-safe base64 characters. Default: a new random one. */
+  readonly token?: string;
+  readonly onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
+  readonly onEvent?: (event: PackServiceSupervisorEvent) => void;
+  /** Default 60000. */
+  readonly bootTimeoutMs?: number;
+  /** How long a retiring child may drain before SIGKILL. Default 10000. */
+  readonly stopGraceMs?: number;
+  /** Restarts of a child that exits on its own within 60 s before giving up. Default 3. */
+  readonly maxRestarts?: number;
+  /** The first restart's delay; each further one in the window doubles it. Default 500. */
+  readonly restartDelayMs?: number;
+  /** Largest body the front accepts. Default 10 MiB. */
+  readonly maxBodyBytes?: number;
+  /** The child's working folder. */
+  readonly cwd?: string;
+}
+
+export type PackServiceSupervisorEvent =
+  | { readonly kind: 'started'; readonly port: number; readonly indexPath: string }
+  | { readonly kind: 'boot-failed'; readonly problems: readonly string[] }
+  | { readonly kind: 'exited'; readonly code: number | null; readonly signal: string | null }
+  | { readonly kind: 'restarting'; readonly attempt: number }
+  | { readonly kind: 'gave-up'; readonly attempts: number }
+  | { readonly kind: 'log'; readonly event: Readonly<Record<string, unknown>>; readonly line: string };
+
+export interface BootFailure {
+  readonly problems: readonly string[];
+}
+
+export interface PackRelayCall {
+  readonly route: 'invoke' | 'info';
+  readonly body?: string;
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+  readonly runId?: string;
+  readonly requestId?: string;
+  readonly protocol?: string;
+  readonly traceparent?: string;
+}
+
+export type PackRelayOutcome =
+  | { readonly kind: 'answer'; readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }
+  | { readonly kind: 'unavailable'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'cancelled' };
+
+export interface PackRelay {
+  readonly serving: () => boolean;
+  forward(call: PackRelayCall): Promise<PackRelayOutcome>;
+}
+
+export interface PackServiceSupervisor {
+  readonly token: string;
+  readonly relay: PackRelay;
+  /** Opens the front (idempotent). Rejects with code `listen-failed`. */
+  listen(): Promise<{ readonly url: string; readonly port: number }>;
+  start(
+    indexPath: string,
+  ): Promise<{ readonly kind: 'ok'; readonly value: { readonly port: number } } | { readonly kind: 'err'; readonly error: BootFailure }>;
+  stop(): Promise<void>;
+  beginClose(): void;
+  close(): Promise<void>;
+}
+
+/** The supervisor behind `kindgi dev`, in Rust: a front on one address and token, children swapped behind it. */
+export declare function createPackServiceSupervisor(options: PackServiceSupervisorOptions): PackServiceSupervisor;

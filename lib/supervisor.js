@@ -1,7 +1,13 @@
-// The pack service supervisor (the engine behind `kindgi dev`). So far: `serviceEvent`, how a
-// supervisor reads the lines its child writes on stderr; the rules live in Rust
-// (src/supervisor/lines.rs), where the supervisor's own child handling will read them too.
+// The pack service supervisor (`createPackServiceSupervisor`, the engine behind `kindgi dev`):
+// a front with one address and token for its whole life, forwarding calls to whichever child
+// serves; children booted, swapped, restarted and retired. All of it runs in Rust
+// (src/supervisor/); what stays here is what must be JavaScript: the owner's `command` and
+// `env()`, read at every start, and the `onLog` / `onEvent` callbacks.
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { describe, invalidArgument, nativeError } from './errors.js';
 import { native } from './native.js';
+import { PACK_SERVICE_DRAIN_MS } from './pack-service.js';
 
 /**
  * One of the pack service's own lines as an event with a `kind` (a record of subsystem `pack`
@@ -12,4 +18,161 @@ export function serviceEvent(line) {
   if (typeof line !== 'string') return undefined;
   const json = native.serviceEventJson(line);
   return json === null ? undefined : JSON.parse(json);
+}
+
+const DEFAULT_HOST = '127.0.0.1';
+const TOKEN_RULE = /^[A-Za-z0-9_-]{32,}$/;
+
+function count(value, name, fallback, { min = 0 } = {}) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw invalidArgument(`${name} must be a number of at least ${min}, not ${describe(value)}`);
+  }
+  return value;
+}
+
+function checkCommand(command) {
+  if (!Array.isArray(command) || command.length === 0 || command.some((a) => typeof a !== 'string') || command[0] === '') {
+    throw invalidArgument('options.command must be a non-empty list of strings: the program, then its arguments');
+  }
+  return command;
+}
+
+export function createPackServiceSupervisor(options) {
+  if (options === null || typeof options !== 'object') {
+    throw invalidArgument(`options must be an object, not ${describe(options)}`);
+  }
+  const { command, moduleRoot, env } = options;
+  if (typeof command !== 'function') checkCommand(command);
+  if (typeof moduleRoot !== 'string' || moduleRoot === '') {
+    throw invalidArgument('options.moduleRoot must be the pack folder');
+  }
+  if (!existsSync(moduleRoot) || !statSync(moduleRoot).isDirectory()) {
+    throw nativeError('invalid-argument', `options.moduleRoot ${moduleRoot} is not a folder`);
+  }
+  if (typeof env !== 'function') {
+    throw invalidArgument('options.env must be a function giving the child its whole environment');
+  }
+  if (options.token !== undefined && (typeof options.token !== 'string' || !TOKEN_RULE.test(options.token))) {
+    throw invalidArgument('A pack service token is at least 32 URL-safe base64 characters.');
+  }
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const host = options.host ?? DEFAULT_HOST;
+  const port = count(options.port, 'options.port', 0);
+  const onLog = options.onLog;
+  const onEvent = options.onEvent;
+
+  // Every start: the command (a function may give a new one each time) and the whole
+  // environment, with the token, PORT=0 and JSON records, since this process reads them.
+  async function launch(indexPath) {
+    const argv = checkCommand(typeof command === 'function' ? await command() : command);
+    const childEnv = {
+      ...(await env()),
+      KINDGI_PACK_SERVICE_TOKEN: token,
+      PORT: '0',
+      KINDGI_LOG_FORMAT: 'json',
+    };
+    return {
+      program: argv[0],
+      args: [...argv.slice(1), '--index', indexPath, '--module-root', moduleRoot, '--host', DEFAULT_HOST],
+      env: Object.fromEntries(Object.entries(childEnv).filter(([, v]) => typeof v === 'string')),
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+    };
+  }
+
+  function heard(json) {
+    try {
+      const event = JSON.parse(json);
+      if (event.kind === 'output') onLog?.(event.line, event.stream);
+      else onEvent?.(event);
+    } catch {
+      // A throwing callback must not take the process down.
+    }
+  }
+
+  const supervisor = native.createNativeSupervisor(
+    {
+      token,
+      bootTimeoutMs: count(options.bootTimeoutMs, 'options.bootTimeoutMs', 60_000, { min: 1 }),
+      stopGraceMs: count(options.stopGraceMs, 'options.stopGraceMs', PACK_SERVICE_DRAIN_MS + 2_000),
+      maxRestarts: count(options.maxRestarts, 'options.maxRestarts', 3),
+      restartDelayMs: count(options.restartDelayMs, 'options.restartDelayMs', 500),
+      maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', 10 * 1024 * 1024, { min: 1 }),
+    },
+    launch,
+    heard,
+  );
+
+  const relay = {
+    serving: () => supervisor.serving(),
+    async forward(call) {
+      if (call?.signal?.aborted) return { kind: 'cancelled' };
+      const ticket = supervisor.cancelTicket();
+      const onAbort = () => supervisor.cancel(ticket);
+      call?.signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const out = await supervisor.forward(
+          {
+            route: call?.route === 'info' ? 'info' : 'invoke',
+            ...(call?.body !== undefined && { body: call.body }),
+            ...(call?.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
+            ...(call?.runId !== undefined && { runId: call.runId }),
+            ...(call?.requestId !== undefined && { requestId: call.requestId }),
+            ...(call?.protocol !== undefined && { protocol: call.protocol }),
+            ...(call?.traceparent !== undefined && { traceparent: call.traceparent }),
+          },
+          ticket,
+        );
+        if (out.kind !== 'answer') return out.kind === 'cancelled' ? { kind: 'cancelled' } : { kind: out.kind, reason: out.reason };
+        const headers = {};
+        for (let i = 0; i < out.headers.length; i += 2) headers[out.headers[i]] = out.headers[i + 1];
+        return { kind: 'answer', status: out.status, headers, body: out.body };
+      } finally {
+        call?.signal?.removeEventListener('abort', onAbort);
+      }
+    },
+  };
+
+  // The native side holds no reference on the event loop: like the TypeScript front's
+  // node:http server, a listening front or a started child keeps the process alive until close().
+  let keepAlive;
+  const holdProcess = () => {
+    keepAlive ??= setInterval(() => {}, 2 ** 31 - 1);
+  };
+  const letProcessGo = () => {
+    clearInterval(keepAlive);
+    keepAlive = undefined;
+  };
+
+  let front;
+  return {
+    token,
+    relay,
+    async listen() {
+      if (front !== undefined) return front;
+      const bound = await supervisor.listen(host, port);
+      if (bound.error !== undefined) throw nativeError('listen-failed', bound.error);
+      holdProcess();
+      front = { url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`, port: bound.port };
+      return front;
+    },
+    async start(indexPath) {
+      if (typeof indexPath !== 'string' || indexPath === '') {
+        throw invalidArgument(`indexPath must be a path, not ${describe(indexPath)}`);
+      }
+      holdProcess();
+      const out = await supervisor.start(indexPath);
+      if (out.problems !== undefined && front === undefined && !supervisor.serving()) letProcessGo();
+      return out.problems === undefined
+        ? { kind: 'ok', value: { port: out.port } }
+        : { kind: 'err', error: { problems: out.problems } };
+    },
+    stop: () => supervisor.stop(),
+    beginClose: () => supervisor.beginClose(),
+    async close() {
+      await supervisor.close();
+      front = undefined;
+      letProcessGo();
+    },
+  };
 }

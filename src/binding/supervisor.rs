@@ -1,12 +1,373 @@
-//! The supervisor for JavaScript: so far, its reading of a child's stderr lines.
+//! The supervisor for JavaScript: the Rust lifecycle, front and relay, with the two things that
+//! must stay JavaScript called through threadsafe functions — making a child's command and
+//! environment (the owner's `command` and `env()`, read at every start) and hearing events.
+//! Neither keeps the process alive, and `close()` releases both.
 
 use crate::json::to_js_json;
+use crate::service::server::{serve_handler, Served};
+use crate::supervisor::child::ChildSpec;
+use crate::supervisor::front::Front;
+use crate::supervisor::lifecycle::{
+    EventSink, Launch, Lifecycle, LifecycleOptions, SupervisorEvent,
+};
 use crate::supervisor::lines::service_event;
+use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
+use napi::bindgen_prelude::Promise;
+use napi::threadsafe_function::{
+    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
+use napi::Status;
 use napi_derive::napi;
-use serde_json::Value;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
 
 /// `serviceEvent(line)`: the event as JSON text, or `null` for the pack's own output.
 #[napi(js_name = "serviceEventJson")]
 pub fn service_event_json(line: String) -> Option<String> {
     service_event(&line).map(|event| to_js_json(&Value::Object(event)))
+}
+
+/// What JS makes for a start: the child's argv, whole environment and folder.
+#[napi(object)]
+pub struct LaunchSpecJs {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: HashMap<String, String>,
+    pub cwd: Option<String>,
+}
+
+#[napi(object)]
+pub struct NativeSupervisorOptions {
+    pub token: String,
+    pub boot_timeout_ms: f64,
+    pub stop_grace_ms: f64,
+    pub max_restarts: u32,
+    pub restart_delay_ms: f64,
+    pub max_body_bytes: f64,
+}
+
+#[napi(object)]
+pub struct StartOutcomeJs {
+    pub port: Option<u32>,
+    pub problems: Option<Vec<String>>,
+}
+
+#[napi(object)]
+pub struct FrontAddressJs {
+    pub port: Option<u32>,
+    pub error: Option<String>,
+}
+
+#[napi(object)]
+pub struct RelayCallJs {
+    /// `invoke` or `info`.
+    pub route: String,
+    pub body: Option<String>,
+    pub timeout_ms: Option<f64>,
+    pub run_id: Option<String>,
+    pub request_id: Option<String>,
+    pub protocol: Option<String>,
+    pub traceparent: Option<String>,
+}
+
+#[napi(object)]
+pub struct RelayOutcomeJs {
+    /// `answer`, `unavailable`, `failed` or `cancelled`.
+    pub kind: String,
+    pub status: Option<u32>,
+    /// `[name, value, …]` of the headers passed on.
+    pub headers: Option<Vec<String>>,
+    pub body: Option<String>,
+    pub reason: Option<String>,
+}
+
+// Weak: a supervisor holds the process only through the keep-alive its JS side sets while
+// the front listens or a child serves (lib/supervisor.js), so one never used holds nothing.
+type LaunchFn = ThreadsafeFunction<String, Promise<LaunchSpecJs>, String, Status, false, true>;
+type EventFn = ThreadsafeFunction<String, UnknownReturnValue, String, Status, false, true>;
+
+/// The JS functions, until `close()` releases them.
+#[derive(Default)]
+struct JsSide {
+    launch: Mutex<Option<Arc<LaunchFn>>>,
+    events: Mutex<Option<Arc<EventFn>>>,
+}
+
+impl JsSide {
+    fn launch(&self) -> Option<Arc<LaunchFn>> {
+        self.launch.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn events(&self) -> Option<Arc<EventFn>> {
+        self.events.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn release(&self) {
+        if let Ok(mut launch) = self.launch.lock() {
+            launch.take();
+        }
+        if let Ok(mut events) = self.events.lock() {
+            events.take();
+        }
+    }
+}
+
+fn event_json(event: SupervisorEvent) -> String {
+    let value = match event {
+        SupervisorEvent::Started { port, index_path } => {
+            json!({"kind": "started", "port": port, "indexPath": index_path})
+        }
+        SupervisorEvent::BootFailed { problems } => {
+            json!({"kind": "boot-failed", "problems": problems})
+        }
+        SupervisorEvent::Exited(exit) => {
+            json!({"kind": "exited", "code": exit.code, "signal": exit.signal})
+        }
+        SupervisorEvent::Restarting { attempt } => {
+            json!({"kind": "restarting", "attempt": attempt})
+        }
+        SupervisorEvent::GaveUp { attempts } => json!({"kind": "gave-up", "attempts": attempts}),
+        SupervisorEvent::Log { event, line } => {
+            json!({"kind": "log", "event": Value::Object(event), "line": line})
+        }
+        // Not an event: a line for `onLog`.
+        SupervisorEvent::Output { line, stderr } => {
+            json!({"kind": "output", "line": line, "stream": if stderr { "stderr" } else { "stdout" }})
+        }
+    };
+    to_js_json(&value)
+}
+
+#[napi]
+pub struct NativeSupervisor {
+    lifecycle: Arc<Lifecycle>,
+    front: Arc<Front>,
+    relay: Relay,
+    listening: tokio::sync::Mutex<Option<Served>>,
+    js: Arc<JsSide>,
+    cancels: Mutex<HashMap<u32, oneshot::Sender<()>>>,
+    next_cancel: AtomicU32,
+}
+
+fn millis(ms: f64) -> Duration {
+    Duration::from_millis(if ms.is_finite() {
+        ms.max(0.0) as u64
+    } else {
+        u64::MAX
+    })
+}
+
+#[napi(
+    js_name = "createNativeSupervisor",
+    ts_args_type = "options: NativeSupervisorOptions, launch: (indexPath: string) => Promise<LaunchSpecJs>, events: (event: string) => void"
+)]
+pub fn create_native_supervisor(
+    options: NativeSupervisorOptions,
+    launch: LaunchFn,
+    events: EventFn,
+) -> NativeSupervisor {
+    let js = Arc::new(JsSide {
+        launch: Mutex::new(Some(Arc::new(launch))),
+        events: Mutex::new(Some(Arc::new(events))),
+    });
+    let launch_js = Arc::clone(&js);
+    let launcher: Launch = Arc::new(move |index_path| {
+        let launch = launch_js.launch();
+        Box::pin(async move {
+            let Some(launch) = launch else {
+                return Err("The pack service is closing".to_owned());
+            };
+            let spec = launch
+                .call_async_catch(index_path)
+                .await
+                .map_err(|e| e.reason.clone())?
+                .await
+                .map_err(|e| e.reason.clone())?;
+            Ok(ChildSpec {
+                program: spec.program,
+                args: spec.args,
+                env: spec.env.into_iter().collect(),
+                cwd: spec.cwd.map(Into::into),
+            })
+        })
+    });
+    let events_js = Arc::clone(&js);
+    let sink: EventSink = Arc::new(move |event| {
+        if let Some(events) = events_js.events() {
+            events.call(event_json(event), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    });
+    let lifecycle = Lifecycle::new(
+        LifecycleOptions {
+            boot_timeout: millis(options.boot_timeout_ms),
+            stop_grace: millis(options.stop_grace_ms),
+            max_restarts: options.max_restarts,
+            restart_delay: millis(options.restart_delay_ms),
+        },
+        launcher,
+        sink,
+    );
+    let front = Arc::new(Front::new(
+        options.token.clone(),
+        lifecycle.serving(),
+        options.max_body_bytes as usize,
+    ));
+    NativeSupervisor {
+        lifecycle,
+        front,
+        relay: Relay::new(options.token),
+        listening: tokio::sync::Mutex::new(None),
+        js,
+        cancels: Mutex::new(HashMap::new()),
+        next_cancel: AtomicU32::new(1),
+    }
+}
+
+#[napi]
+impl NativeSupervisor {
+    /// Opens the front on `host:port`; a failure comes back as data.
+    #[napi]
+    pub async fn listen(&self, host: String, port: u32) -> FrontAddressJs {
+        let mut listening = self.listening.lock().await;
+        if let Some(served) = listening.as_ref() {
+            return FrontAddressJs {
+                port: Some(u32::from(served.local_addr().port())),
+                error: None,
+            };
+        }
+        let refused = |error: String| FrontAddressJs {
+            port: None,
+            error: Some(error),
+        };
+        let Ok(port) = u16::try_from(port) else {
+            return refused(format!("{port} is not a port number"));
+        };
+        let bound = match tokio::net::TcpListener::bind((host.as_str(), port)).await {
+            Ok(listener) => {
+                serve_handler(Arc::clone(&self.front), listener, Duration::from_secs(30))
+            }
+            Err(error) => Err(error),
+        };
+        match bound {
+            Ok(served) => {
+                let port = u32::from(served.local_addr().port());
+                *listening = Some(served);
+                FrontAddressJs {
+                    port: Some(port),
+                    error: None,
+                }
+            }
+            Err(error) => refused(format!("Cannot listen on {host}:{port}: {error}")),
+        }
+    }
+
+    #[napi]
+    pub async fn start(&self, index_path: String) -> StartOutcomeJs {
+        match self.lifecycle.start(&index_path).await {
+            Ok(port) => StartOutcomeJs {
+                port: Some(u32::from(port)),
+                problems: None,
+            },
+            Err(problems) => StartOutcomeJs {
+                port: None,
+                problems: Some(problems),
+            },
+        }
+    }
+
+    #[napi]
+    pub async fn stop(&self) {
+        self.lifecycle.stop().await;
+    }
+
+    #[napi]
+    pub fn begin_close(&self) {
+        self.lifecycle.begin_close();
+    }
+
+    /// Retires the child, closes the front and releases the JS functions.
+    #[napi]
+    pub async fn close(&self) {
+        self.lifecycle.close().await;
+        if let Some(served) = self.listening.lock().await.take() {
+            served.close().await;
+        }
+        self.js.release();
+    }
+
+    #[napi]
+    pub fn serving(&self) -> bool {
+        self.lifecycle.serving().borrow().is_some()
+    }
+
+    /// A ticket for a relay call that JS may cancel.
+    #[napi]
+    pub fn cancel_ticket(&self) -> u32 {
+        self.next_cancel.fetch_add(1, Ordering::Relaxed)
+    }
+
+    #[napi]
+    pub fn cancel(&self, ticket: u32) {
+        let cancel = self.cancels.lock().ok().and_then(|mut c| c.remove(&ticket));
+        if let Some(cancel) = cancel {
+            let _ = cancel.send(());
+        }
+    }
+
+    /// Forwards one call to the serving child; `ticket` lets `cancel` drop it.
+    #[napi]
+    pub async fn forward(&self, call: RelayCallJs, ticket: u32) -> RelayOutcomeJs {
+        let (cancel, cancelled) = oneshot::channel();
+        if let Ok(mut cancels) = self.cancels.lock() {
+            cancels.insert(ticket, cancel);
+        }
+        let call = RelayCall {
+            route: if call.route == "info" {
+                RelayRoute::Info
+            } else {
+                RelayRoute::Invoke
+            },
+            body: call.body,
+            timeout_ms: call.timeout_ms,
+            run_id: call.run_id,
+            request_id: call.request_id,
+            protocol: call.protocol,
+            traceparent: call.traceparent,
+        };
+        let port = *self.lifecycle.serving().borrow();
+        let outcome = tokio::select! {
+            outcome = self.relay.forward(port, &call) => Some(outcome),
+            Ok(()) = cancelled => None,
+        };
+        if let Ok(mut cancels) = self.cancels.lock() {
+            cancels.remove(&ticket);
+        }
+        let empty = |kind: &str, reason: Option<String>| RelayOutcomeJs {
+            kind: kind.into(),
+            status: None,
+            headers: None,
+            body: None,
+            reason,
+        };
+        match outcome {
+            None => empty("cancelled", None),
+            Some(RelayOutcome::Unavailable(reason)) => empty("unavailable", Some(reason)),
+            Some(RelayOutcome::Failed(reason)) => empty("failed", Some(reason)),
+            Some(RelayOutcome::Answer {
+                status,
+                headers,
+                body,
+            }) => RelayOutcomeJs {
+                kind: "answer".into(),
+                status: Some(u32::from(status)),
+                headers: Some(headers.into_iter().flat_map(|(n, v)| [n, v]).collect()),
+                body: Some(body),
+                reason: None,
+            },
+        }
+    }
 }

@@ -1,0 +1,201 @@
+// createPackServiceSupervisor with real children (this package's kindgi-pack-service): the
+// front and its probes, forwarding, a swap with a call in flight, a failed boot that keeps the
+// old child, a crash mid-call (502, then a restart), restarts given up on, the relay without
+// HTTP, bad options, and a process that exits after close().
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createPackServiceSupervisor } from '../lib/pack-service.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
+const packRoot = join(here, 'fixtures', 'js-pack');
+const jsIndex = JSON.parse(readFileSync(join(packRoot, 'index.json'), 'utf8'));
+const command = [process.execPath, bin];
+const env = async () => ({ PATH: process.env.PATH ?? '' });
+
+/** The js-pack index under another artifact version (same modules), and a pack whose tool exits its process. */
+function packs() {
+  const dir = mkdtempSync(join(tmpdir(), 'kindgi-sup-'));
+  const v2 = join(dir, 'v2.json');
+  writeFileSync(v2, JSON.stringify({ ...jsIndex, artifactVersion: '20260202.2' }));
+  const crashRoot = mkdtempSync(join(tmpdir(), 'kindgi-crash-'));
+  writeFileSync(join(crashRoot, 'crash.mjs'), 'export default () => { process.exit(3); };\n');
+  writeFileSync(join(crashRoot, 'ok.mjs'), 'export default (input) => input;\n');
+  const any = { type: 'object' };
+  const crashIndex = join(crashRoot, 'index.json');
+  writeFileSync(
+    crashIndex,
+    JSON.stringify({
+      v: 1, packId: 'crash', packVersion: '1.0.0', artifactVersion: '1', agents: [], flows: [], guardrails: [],
+      tools: [
+        { id: 'crash.exit', modulePath: 'crash.mjs', input: any, output: any },
+        { id: 'crash.ok', modulePath: 'ok.mjs', input: any, output: any },
+      ],
+    }),
+  );
+  return { v2, crashRoot, crashIndex };
+}
+
+function client(front, token) {
+  return {
+    get: async (path) => {
+      const res = await fetch(`${front.url}${path}`, { headers: { 'kindgi-pack-token': token } });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    },
+    invoke: async (tool, input = {}) => {
+      const res = await fetch(`${front.url}/v1/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'kindgi-pack-token': token },
+        body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't', runId: 'r' } }),
+      });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    },
+  };
+}
+
+async function until(condition, what) {
+  for (let i = 0; i < 1500; i += 1) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('the front forwards to the serving child; a swap keeps the URL and finishes the call in flight; a failed boot keeps the old child', async () => {
+  const { v2 } = packs();
+  const events = [];
+  const logs = [];
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env, onEvent: (e) => events.push(e), onLog: (line, stream) => logs.push([stream, line]) });
+  try {
+    const front = await sup.listen();
+    assert.deepEqual(await sup.listen(), front, 'listen is idempotent');
+    const call = client(front, sup.token);
+    assert.equal((await call.get('/healthz')).status, 200);
+    const none = await call.get('/readyz');
+    assert.deepEqual([none.status, none.text, none.headers.get('retry-after')], [503, '{"error":"no pack service"}', '1']);
+    assert.equal((await call.invoke('fixture.echo', { text: 'hi' })).status, 503);
+
+    const started = await sup.start(join(packRoot, 'index.json'));
+    assert.equal(started.kind, 'ok');
+    assert.deepEqual(events.find((e) => e.kind === 'started'), { kind: 'started', port: started.value.port, indexPath: join(packRoot, 'index.json') });
+    assert.equal((await call.get('/readyz')).status, 200);
+    const echoed = await call.invoke('fixture.echo', { text: 'hi' });
+    assert.equal(echoed.status, 200);
+    assert.equal(echoed.text, '{"v":2,"kind":"result","output":{"text":"hi","n":1}}');
+    assert.equal(echoed.headers.get('kindgi-artifact-version'), '20260101.1');
+    const info = await call.get('/v1/info');
+    assert.equal(JSON.parse(info.text).packId, 'fixture');
+
+    // A swap with a call in flight: the old child finishes it, the next call runs the new one.
+    const inFlight = call.invoke('fixture.sleep', { ms: 400 });
+    await new Promise((r) => setTimeout(r, 100));
+    const swapped = await sup.start(v2);
+    assert.equal(swapped.kind, 'ok');
+    const finished = await inFlight;
+    assert.equal(finished.status, 200);
+    assert.equal(finished.headers.get('kindgi-artifact-version'), '20260101.1');
+    assert.equal((await call.invoke('fixture.echo', { text: 'x' })).headers.get('kindgi-artifact-version'), '20260202.2');
+
+    // A boot that fails leaves the serving child in place.
+    const failed = await sup.start(join(tmpdir(), 'no-such-index.json'));
+    assert.equal(failed.kind, 'err');
+    assert.match(failed.error.problems[0], /Cannot read the pack index/);
+    assert.deepEqual(events.filter((e) => e.kind === 'boot-failed').map((e) => e.problems), [failed.error.problems]);
+    assert.equal((await call.invoke('fixture.echo', { text: 'still' })).headers.get('kindgi-artifact-version'), '20260202.2');
+    // The children's records arrive as log events, and the service's own call among them.
+    await until(() => events.some((e) => e.kind === 'log' && e.event.kind === 'call'), 'a call record');
+  } finally {
+    await sup.close();
+  }
+});
+
+test('a crash mid-call answers 502 and the child is restarted; a crash loop is given up on', async () => {
+  const { crashRoot, crashIndex } = packs();
+  const events = [];
+  const sup = createPackServiceSupervisor({ command, moduleRoot: crashRoot, env, onEvent: (e) => events.push(e), maxRestarts: 1, restartDelayMs: 10 });
+  try {
+    const front = await sup.listen();
+    const call = client(front, sup.token);
+    assert.equal((await sup.start(crashIndex)).kind, 'ok');
+    const died = await call.invoke('crash.exit');
+    assert.equal(died.status, 502);
+    assert.match(JSON.parse(died.text).error, /^the pack service did not answer/);
+    await until(() => events.filter((e) => e.kind === 'started').length === 2, 'the restart');
+    assert.deepEqual(events.find((e) => e.kind === 'exited'), { kind: 'exited', code: 3, signal: null });
+    assert.deepEqual(events.find((e) => e.kind === 'restarting'), { kind: 'restarting', attempt: 1 });
+    assert.equal((await call.invoke('crash.ok', { a: 1 })).text, '{"v":2,"kind":"result","output":{"a":1}}');
+    // Crashing again within the window: one restart was allowed, so it gives up.
+    assert.equal((await call.invoke('crash.exit')).status, 502);
+    await until(() => events.some((e) => e.kind === 'gave-up'), 'gave-up');
+    assert.deepEqual(events.find((e) => e.kind === 'gave-up'), { kind: 'gave-up', attempts: 1 });
+    const none = await call.invoke('crash.ok');
+    assert.equal(none.status, 503);
+    assert.equal(none.text, '{"error":"no pack service"}');
+  } finally {
+    await sup.close();
+  }
+});
+
+test('the relay without HTTP: answer, unavailable and cancelled', async () => {
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env });
+  try {
+    assert.equal(sup.relay.serving(), false);
+    assert.deepEqual(await sup.relay.forward({ route: 'info' }), { kind: 'unavailable', reason: 'no pack service' });
+    await sup.start(join(packRoot, 'index.json'));
+    assert.equal(sup.relay.serving(), true);
+    const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'r' }, ctx: { tenantId: 't', runId: 'r' } });
+    const answer = await sup.relay.forward({ route: 'invoke', body, timeoutMs: 5000, runId: 'r' });
+    assert.equal(answer.kind, 'answer');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['kindgi-artifact-version'], '20260101.1');
+    const controller = new AbortController();
+    const slow = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.sleep' }, input: { ms: 5000 }, ctx: { tenantId: 't', runId: 'r' } });
+    const pending = sup.relay.forward({ route: 'invoke', body: slow, signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    assert.deepEqual(await pending, { kind: 'cancelled' });
+    assert.deepEqual(await sup.relay.forward({ route: 'info', signal: AbortSignal.abort() }), { kind: 'cancelled' });
+  } finally {
+    await sup.close();
+  }
+});
+
+test('bad options throw invalid-argument with a clear message', () => {
+  const base = { command, moduleRoot: packRoot, env };
+  const refused = (options, message) =>
+    assert.throws(() => createPackServiceSupervisor({ ...base, ...options }), (e) => e.code === 'invalid-argument' && message.test(e.message));
+  refused({ token: 'short' }, /^A pack service token is at least 32 URL-safe base64 characters\.$/);
+  refused({ token: 'x'.repeat(31) + '!' }, /URL-safe/);
+  refused({ command: [] }, /options\.command/);
+  refused({ command: [''] }, /options\.command/);
+  refused({ moduleRoot: join(tmpdir(), 'no-such-folder-kindgi') }, /is not a folder/);
+  refused({ env: undefined }, /options\.env/);
+  assert.equal(createPackServiceSupervisor({ ...base, token: 'A'.repeat(32) }).token, 'A'.repeat(32));
+  assert.match(createPackServiceSupervisor(base).token, /^[A-Za-z0-9_-]{32}$/);
+});
+
+test('a process exits by itself after close(), with its child gone', async () => {
+  const script = `
+    import { createPackServiceSupervisor } from ${JSON.stringify(join(here, '..', 'lib', 'pack-service.js'))};
+    const sup = createPackServiceSupervisor({ command: ${JSON.stringify(command)}, moduleRoot: ${JSON.stringify(packRoot)}, env: async () => ({ PATH: process.env.PATH ?? '' }) });
+    await sup.listen();
+    const started = await sup.start(${JSON.stringify(join(packRoot, 'index.json'))});
+    console.log(JSON.stringify({ port: started.value.port }));
+    await sup.close();
+    console.log('closed');
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const code = await new Promise((done) => child.on('exit', done));
+  assert.equal(code, 0);
+  const [first, second] = out.trim().split('\n');
+  assert.equal(second, 'closed');
+  // The retired child is gone: its port refuses connections.
+  const { port } = JSON.parse(first);
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
+});
