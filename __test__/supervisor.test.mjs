@@ -26,6 +26,8 @@ function packs() {
   const crashRoot = mkdtempSync(join(tmpdir(), 'kindgi-crash-'));
   writeFileSync(join(crashRoot, 'crash.mjs'), 'export default () => { process.exit(3); };\n');
   writeFileSync(join(crashRoot, 'ok.mjs'), 'export default (input) => input;\n');
+  writeFileSync(join(crashRoot, 'sigint.mjs'), "export default () => { process.kill(process.pid, 'SIGINT'); return new Promise(() => {}); };\n");
+  writeFileSync(join(crashRoot, 'sigkill.mjs'), "export default () => { process.kill(process.pid, 'SIGKILL'); return new Promise(() => {}); };\n");
   const any = { type: 'object' };
   const crashIndex = join(crashRoot, 'index.json');
   writeFileSync(
@@ -35,6 +37,8 @@ function packs() {
       tools: [
         { id: 'crash.exit', modulePath: 'crash.mjs', input: any, output: any },
         { id: 'crash.ok', modulePath: 'ok.mjs', input: any, output: any },
+        { id: 'crash.sigint', modulePath: 'sigint.mjs', input: any, output: any },
+        { id: 'crash.sigkill', modulePath: 'sigkill.mjs', input: any, output: any },
       ],
     }),
   );
@@ -47,10 +51,10 @@ function client(front, token) {
       const res = await fetch(`${front.url}${path}`, { headers: { 'kindgi-pack-token': token } });
       return { status: res.status, headers: res.headers, text: await res.text() };
     },
-    invoke: async (tool, input = {}) => {
+    invoke: async (tool, input = {}, headers = {}) => {
       const res = await fetch(`${front.url}/v1/invoke`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'kindgi-pack-token': token },
+        headers: { 'content-type': 'application/json', 'kindgi-pack-token': token, ...headers },
         body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't', runId: 'r' } }),
       });
       return { status: res.status, headers: res.headers, text: await res.text() };
@@ -198,4 +202,61 @@ test('a process exits by itself after close(), with its child gone', async () =>
   // The retired child is gone: its port refuses connections.
   const { port } = JSON.parse(first);
   await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
+});
+
+test('SUP 108, 119: traceparent reaches the child; a new supervisor on the old token and port keeps the URL', async () => {
+  const events = [];
+  const first = createPackServiceSupervisor({ command, moduleRoot: packRoot, env, onEvent: (e) => events.push(e) });
+  const front = await first.listen();
+  await first.start(join(packRoot, 'index.json'));
+  const trace = '0af7651916cd43dd8448eb211c80319c';
+  const res = await client(front, first.token).invoke('fixture.echo', { text: 't' }, { traceparent: `00-${trace}-b7ad6b7169203331-01` });
+  assert.equal(res.status, 200);
+  await until(() => events.some((e) => e.kind === 'log' && e.event.kind === 'call'), 'the call record');
+  assert.equal(events.find((e) => e.kind === 'log' && e.event.kind === 'call').event.traceId, trace);
+  await first.close();
+  const second = createPackServiceSupervisor({ command, moduleRoot: packRoot, env, token: first.token, port: front.port });
+  try {
+    assert.deepEqual(await second.listen(), front);
+    await second.start(join(packRoot, 'index.json'));
+    assert.equal((await client(front, first.token).invoke('fixture.echo', { text: 'again' })).status, 200);
+  } finally {
+    await second.close();
+  }
+});
+
+test('SUP 112-115: SIGINT waits for beginClose before it is a crash; SIGKILL is a crash at once', async () => {
+  const { crashRoot, crashIndex } = packs();
+  const run = async (tool, afterDeath) => {
+    const events = [];
+    const sup = createPackServiceSupervisor({ command, moduleRoot: crashRoot, env, onEvent: (e) => events.push(e), restartDelayMs: 10 });
+    const front = await sup.listen();
+    await sup.start(crashIndex);
+    const died = await client(front, sup.token).invoke(tool);
+    assert.equal(died.status, 502);
+    await afterDeath(sup, events);
+    await sup.close();
+    return events.map((e) => e.kind).filter((k) => k !== 'log');
+  };
+  // 112-113: beginClose right after a SIGINT death: no crash, no restart, and no new start.
+  const closing = await run('crash.sigint', async (sup) => {
+    sup.beginClose();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await sup.start(crashIndex), { kind: 'err', error: { problems: ['The pack service is closing'] } });
+  });
+  assert.deepEqual(closing, ['started']);
+  // 114: a SIGINT death with nobody stopping is a crash, then a restart.
+  let sigint;
+  await run('crash.sigint', async (_sup, events) => {
+    await until(() => events.filter((e) => e.kind === 'started').length === 2, 'the restart');
+    sigint = events.find((e) => e.kind === 'exited');
+  });
+  assert.deepEqual(sigint, { kind: 'exited', code: null, signal: 'SIGINT' });
+  // 115: SIGKILL is a crash as soon as it is seen.
+  let sigkill;
+  await run('crash.sigkill', async (_sup, events) => {
+    await until(() => events.some((e) => e.kind === 'exited'), 'the exit');
+    sigkill = events.find((e) => e.kind === 'exited');
+  });
+  assert.deepEqual(sigkill, { kind: 'exited', code: null, signal: 'SIGKILL' });
 });
