@@ -1,11 +1,12 @@
 // `npm run bench [section …]`: every benchmark of the package, reported as ratios against a
-// baseline measured in the same run. Sections: index-writer, validate, service.
+// baseline measured in the same run. Sections: index-writer, validate, service, supervisor.
 import { machine } from './lib.mjs';
 
 const sections = {
   'index-writer': () => import('./index-writer.mjs'),
   validate: () => import('./validate.mjs'),
   service: () => import('./service.mjs'),
+  supervisor: () => import('./supervisor.mjs'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
