@@ -260,3 +260,22 @@ test('SUP 112-115: SIGINT waits for beginClose before it is a crash; SIGKILL is 
   });
   assert.deepEqual(sigkill, { kind: 'exited', code: null, signal: 'SIGKILL' });
 });
+
+test('SUP 123: a 6 s call during a swap is not cut off: the old child drains it before it is killed', async () => {
+  const { v2 } = packs();
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env });
+  try {
+    const front = await sup.listen();
+    await sup.start(join(packRoot, 'index.json'));
+    const call = client(front, sup.token);
+    const long = call.invoke('fixture.sleep', { ms: 6000 });
+    await new Promise((r) => setTimeout(r, 200));
+    const swapped = await sup.start(v2);
+    assert.equal(swapped.kind, 'ok');
+    const answered = await long;
+    assert.equal(answered.status, 200);
+    assert.equal(answered.text, '{"v":2,"kind":"result","output":{"slept":6000}}');
+  } finally {
+    await sup.close();
+  }
+});
