@@ -5,8 +5,8 @@
 //
 // Each in-process service test runs twice: on the Rust server (`listen`) and behind a node:http
 // server with `service.handle` (the TypeScript API). Services run over real HTTP on loopback
-// against __test__/fixtures/js-pack-conformance, a copy of the js-pack fixture with the extra
-// modules these items need. In-process tests import a fixture module by the same file URL the
+// against __test__/fixtures/js-pack-conformance: the js-pack fixture's index, its shared modules
+// loaded from js-pack, with the extra modules these items need. In-process tests import a fixture module by the same file URL the
 // service imports it by, so they share its state (conformance.gate's `open()`,
 // conformance.slow's `seen`). No assertion is timed.
 import assert from 'node:assert/strict';
