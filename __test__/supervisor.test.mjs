@@ -163,6 +163,11 @@ test('the relay without HTTP: answer, unavailable and cancelled', async () => {
     setTimeout(() => controller.abort(), 100);
     assert.deepEqual(await pending, { kind: 'cancelled' });
     assert.deepEqual(await sup.relay.forward({ route: 'info', signal: AbortSignal.abort() }), { kind: 'cancelled' });
+    // A cancel right after the call starts, before its native side runs, is not lost.
+    const atOnce = new AbortController();
+    const cancelledAtOnce = sup.relay.forward({ route: 'invoke', body: slow, signal: atOnce.signal });
+    atOnce.abort();
+    assert.deepEqual(await cancelledAtOnce, { kind: 'cancelled' });
   } finally {
     await sup.close();
   }

@@ -142,6 +142,10 @@ fn event_json(event: SupervisorEvent) -> String {
     to_js_json(&value)
 }
 
+/// A relay call's cancel: the side `cancel` fires and the side `forward` waits on, each taken
+/// once.
+type CancelPair = (Option<oneshot::Sender<()>>, Option<oneshot::Receiver<()>>);
+
 #[napi]
 pub struct NativeSupervisor {
     lifecycle: Arc<Lifecycle>,
@@ -149,7 +153,9 @@ pub struct NativeSupervisor {
     relay: Relay,
     listening: tokio::sync::Mutex<Option<Served>>,
     js: Arc<JsSide>,
-    cancels: Mutex<HashMap<u32, oneshot::Sender<()>>>,
+    /// Each relay call's cancel, made with its ticket (on the JS thread, before the call's
+    /// future runs), so a cancel that comes at once is not lost.
+    cancels: Mutex<HashMap<u32, CancelPair>>,
     next_cancel: AtomicU32,
 }
 
@@ -307,12 +313,21 @@ impl NativeSupervisor {
     /// A ticket for a relay call that JS may cancel.
     #[napi]
     pub fn cancel_ticket(&self) -> u32 {
-        self.next_cancel.fetch_add(1, Ordering::Relaxed)
+        let ticket = self.next_cancel.fetch_add(1, Ordering::Relaxed);
+        let (cancel, cancelled) = oneshot::channel();
+        if let Ok(mut cancels) = self.cancels.lock() {
+            cancels.insert(ticket, (Some(cancel), Some(cancelled)));
+        }
+        ticket
     }
 
     #[napi]
     pub fn cancel(&self, ticket: u32) {
-        let cancel = self.cancels.lock().ok().and_then(|mut c| c.remove(&ticket));
+        let cancel = self
+            .cancels
+            .lock()
+            .ok()
+            .and_then(|mut c| c.get_mut(&ticket).and_then(|(cancel, _)| cancel.take()));
         if let Some(cancel) = cancel {
             let _ = cancel.send(());
         }
@@ -321,10 +336,17 @@ impl NativeSupervisor {
     /// Forwards one call to the serving child; `ticket` lets `cancel` drop it.
     #[napi]
     pub async fn forward(&self, call: RelayCallJs, ticket: u32) -> RelayOutcomeJs {
-        let (cancel, cancelled) = oneshot::channel();
-        if let Ok(mut cancels) = self.cancels.lock() {
-            cancels.insert(ticket, cancel);
-        }
+        let cancelled = self.cancels.lock().ok().and_then(|mut c| {
+            c.get_mut(&ticket)
+                .and_then(|(_, cancelled)| cancelled.take())
+        });
+        // Without a ticket (never made, or used twice) the call cannot be cancelled.
+        let cancelled = async move {
+            match cancelled {
+                Some(cancelled) => cancelled.await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
         let call = RelayCall {
             route: if call.route == "info" {
                 RelayRoute::Info
@@ -341,7 +363,7 @@ impl NativeSupervisor {
         let port = *self.lifecycle.serving().borrow();
         let outcome = tokio::select! {
             outcome = self.relay.forward(port, &call) => Some(outcome),
-            Ok(()) = cancelled => None,
+            true = cancelled => None,
         };
         if let Ok(mut cancels) = self.cancels.lock() {
             cancels.remove(&ticket);
