@@ -340,7 +340,8 @@ mod tests {
     async fn boots_on_listening_and_retires_with_sigterm() {
         let (sink, seen) = collect();
         let spec = shell(
-            r#"echo "env $ONLY ${HOME:-none}"; echo '{"kind":"call","id":"x"}' >&2; echo plain >&2; echo '{"kind":"listening","port":4321}' >&2; trap 'exit 0' TERM; while :; do sleep 0.05; done"#,
+            // The trap is set before `listening`: a SIGTERM may come the moment it is read.
+            r#"trap 'exit 0' TERM; echo "env $ONLY ${HOME:-none}"; echo '{"kind":"call","id":"x"}' >&2; echo plain >&2; echo '{"kind":"listening","port":4321}' >&2; while :; do sleep 0.05; done"#,
         );
         let child = boot(&spec, Duration::from_secs(10), sink)
             .await

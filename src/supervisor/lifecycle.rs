@@ -273,14 +273,15 @@ mod tests {
         let next = Arc::new(AtomicU16::new(1000));
         let tail = match crash_after {
             Some(after) => format!("sleep {after}; exit 7"),
-            None => "trap 'exit 0' TERM; while :; do sleep 0.05; done".into(),
+            None => "while :; do sleep 0.05; done".into(),
         };
         let launch: Launch = Arc::new(move |index| {
             let port = next.fetch_add(1, Ordering::Relaxed);
             let script = if index == "broken" {
                 "echo '{\"kind\":\"boot-failed\",\"problems\":[\"Missing module: a.mjs\"]}' >&2; exit 1".to_owned()
             } else {
-                format!("echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail}")
+                // The trap is set before `listening`: a retire may come the moment it is read.
+                format!("trap 'exit 0' TERM; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail}")
             };
             Box::pin(async move {
                 Ok(ChildSpec {
