@@ -1,7 +1,7 @@
 //! `@kindgi/log` levels: their names, their order, and the per-subsystem levels of
 //! `KINDGI_LOG_LEVELS` (a dotted subsystem inherits its nearest parent's level).
 
-use crate::service::config::is_js_whitespace;
+use crate::js::is_js_whitespace;
 
 /// A record's level, least severe first so that `>=` means "at least as severe".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

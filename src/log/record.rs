@@ -2,13 +2,13 @@
 //! line or as a pretty line for a terminal.
 
 use crate::canonical::iso_utc_millis;
+use crate::js::is_js_whitespace;
 use crate::json::{array_index, to_js_json, write_json_str, write_members};
 use crate::log::levels::Level;
 use crate::log::redact::{
     is_secret_key, redact_at_depth, redact_in_place, redact_members, scrub_in_place, scrub_text,
     scrubbed, MAX_REDACT_DEPTH, REDACTED,
 };
-use crate::service::config::is_js_whitespace;
 use serde_json::{Map, Value};
 use std::time::SystemTime;
 

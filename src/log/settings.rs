@@ -1,8 +1,8 @@
 //! The pack service's log settings from `KINDGI_LOG_LEVEL`, `KINDGI_LOG_LEVELS` and
 //! `KINDGI_LOG_FORMAT`, with `@kindgi/log`'s messages for a setting it can't honour.
 
+use crate::js::is_js_whitespace;
 use crate::log::levels::{Level, SubsystemLevels, LEVEL_NAMES};
-use crate::service::config::is_js_whitespace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {

@@ -5,6 +5,7 @@
 //! rules are Node's own); everything else is decided here.
 
 use crate::env::{parse_pack_env_check, parse_pack_env_filter, PackEnvCheck, PackEnvFilter};
+use crate::js::{is_js_whitespace, js_number};
 use crate::json::to_js_json;
 use serde_json::Value;
 
@@ -40,71 +41,6 @@ pub struct ServiceSettings {
 pub fn arg<'a>(argv: &'a [String], name: &str) -> Option<&'a str> {
     let at = argv.iter().position(|a| a == name)?;
     argv.get(at + 1).map(String::as_str)
-}
-
-/// JavaScript's white space and line terminators (what `String.prototype.trim` removes).
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-/// JavaScript's `Number(string)`.
-pub fn js_number(raw: &str) -> f64 {
-    let text = raw.trim_matches(is_js_whitespace);
-    if text.is_empty() {
-        return 0.0;
-    }
-    let radix = |digits: &str, base: u32| -> f64 {
-        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(base)) {
-            return f64::NAN;
-        }
-        digits.chars().fold(0.0, |n, c| {
-            n * f64::from(base) + f64::from(c.to_digit(base).unwrap_or(0))
-        })
-    };
-    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        return radix(hex, 16);
-    }
-    if let Some(oct) = text.strip_prefix("0o").or_else(|| text.strip_prefix("0O")) {
-        return radix(oct, 8);
-    }
-    if let Some(bin) = text.strip_prefix("0b").or_else(|| text.strip_prefix("0B")) {
-        return radix(bin, 2);
-    }
-    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if unsigned == "Infinity" {
-        return if text.starts_with('-') {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
-    }
-    // StrDecimalLiteral: digits with an optional fraction (at least one digit), then an exponent.
-    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
-        Some(at) => (&unsigned[..at], Some(&unsigned[at + 1..])),
-        None => (unsigned, None),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits_ok = (!int.is_empty() || !frac.is_empty())
-        && int.bytes().all(|b| b.is_ascii_digit())
-        && frac.bytes().all(|b| b.is_ascii_digit());
-    let exponent_ok = exponent.is_none_or(|e| {
-        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
-        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
-    });
-    if !digits_ok || !exponent_ok {
-        return f64::NAN;
-    }
-    text.parse::<f64>().unwrap_or(f64::NAN)
 }
 
 fn is_integer(x: f64) -> bool {
@@ -190,30 +126,6 @@ mod tests {
             token: token.map(str::to_owned),
             ..RawConfig::default()
         }
-    }
-
-    #[test]
-    fn number_follows_javascript() {
-        for (text, want) in [
-            ("", 0.0),
-            (" 80 ", 80.0),
-            ("0x50", 80.0),
-            ("1e3", 1000.0),
-            ("80.0", 80.0),
-            ("\u{feff}7\n", 7.0),
-            ("-0", 0.0),
-            (".5", 0.5),
-            ("5.", 5.0),
-            ("+5", 5.0),
-        ] {
-            assert_eq!(js_number(text), want, "{text:?}");
-        }
-        for text in [
-            "x", "0x", "1e", "inf", "NaN", "infinity", "1 2", "0x-1", "+0x1", "--1",
-        ] {
-            assert!(js_number(text).is_nan(), "{text:?}");
-        }
-        assert_eq!(js_number("-Infinity"), f64::NEG_INFINITY);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! JSON bodies of the non-200 answers. Pure functions over header values, so the hyper server
 //! and the node:http glue answer alike.
 
+use crate::js::js_number;
 use crate::json::write_json_str;
-use crate::service::config::js_number;
 
 /// The largest deadline a call gets (Node's timer limit, about 24.8 days); a larger
 /// `kindgi-timeout-ms` is clamped to it instead of overflowing into "fire now".

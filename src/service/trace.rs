@@ -1,7 +1,7 @@
 //! W3C Trace Context for call records: the caller's `traceparent`, read with `@kindgi/log`'s
 //! rules, and a new span id for the call.
 
-use crate::service::config::is_js_whitespace;
+use crate::js::is_js_whitespace;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};

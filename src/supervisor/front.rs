@@ -3,7 +3,7 @@
 //! whichever child serves (the relay), so a caller keeps one URL however often the child is
 //! swapped.
 
-use crate::service::config::js_number;
+use crate::js::js_number;
 use crate::service::http::{is_json_content_type, joined_header, refuse_request, Reply, Route};
 use crate::service::server::{read_body, reply_response, Handler};
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};

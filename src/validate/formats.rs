@@ -31,6 +31,7 @@
 //! has an offset, when it falls in a daylight-saving gap or overlap, or when it denotes the epoch
 //! (`compare` treats a time value of 0 as missing).
 
+use crate::js::is_js_whitespace;
 use std::cmp::Ordering;
 use std::sync::LazyLock;
 
@@ -644,24 +645,9 @@ fn time(value: &str, strict_time_zone: bool) -> bool {
     (utc_hr == 23 || utc_hr == -1) && (utc_min == 59 || utc_min == -1) && sec < 61.0
 }
 
-/// JavaScript `\s` (WhiteSpace and LineTerminator, Unicode 17 `Zs`).
-fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
 /// `DATE_TIME_SEPARATOR = /t|\s/i` (non-Unicode ignoreCase: only `t` and `T` match `t`).
 fn is_date_time_separator(c: char) -> bool {
-    c == 't' || c == 'T' || is_js_space(c)
+    c == 't' || c == 'T' || is_js_whitespace(c)
 }
 
 /// `str.split(DATE_TIME_SEPARATOR)`: the separator matches exactly one character, so this is a
