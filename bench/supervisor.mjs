@@ -1,7 +1,10 @@
 // The supervisor (`createPackServiceSupervisor`) as `kindgi dev` runs it: echo through its front
 // against the same child called directly, at 32 and 1 connections (one load generator,
 // `examples/load.rs`, for both, rounds interleaved), and the swap: from `start()` to the first
-// call the new child answers, against that child's own boot (spawn to `listening`).
+// call the new child answers, against that child's own boot (spawn to `listening`). The same
+// echo through a second supervisor whose child is the bare hyper echo server
+// (`examples/bare_echo.rs`) against that server called directly: the front's own cost at the
+// machine's limit.
 //
 // Knobs: BENCH_SUPERVISOR_ROUNDS (3), BENCH_SUPERVISOR_SECONDS (3, after 1 s of warm-up),
 // BENCH_SUPERVISOR_SWAPS (5).
@@ -17,6 +20,7 @@ const root = resolve(here, '..');
 const work = join(here, '.work');
 const targetDir = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(root, 'target');
 const loadBin = join(targetDir, 'release', 'examples', 'load');
+const bareBin = join(targetDir, 'release', 'examples', 'bare_echo');
 const packRoot = join(root, '__test__', 'fixtures', 'js-pack');
 const ROUNDS = Number(process.env.BENCH_SUPERVISOR_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SUPERVISOR_SECONDS ?? 3);
@@ -25,10 +29,10 @@ const TARGETS = { throughput: 0.8, swapOverMs: 20 };
 
 const log = (line) => process.stderr.write(`[bench supervisor] ${line}\n`);
 
-function requestFile(token) {
+function requestFile(token, name) {
   const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'hi' }, ctx: { tenantId: 't1', runId: 'r1' } });
   const head = `POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nkindgi-pack-token: ${token}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
-  const file = join(work, 'supervisor-echo.http');
+  const file = join(work, name);
   writeFileSync(file, head + body);
   return file;
 }
@@ -56,8 +60,8 @@ async function artifactVia(url, token) {
 }
 
 export async function run() {
-  const built = spawnSync('cargo', ['build', '--release', '--example', 'load', '--quiet'], { cwd: root, stdio: ['ignore', 2, 2] });
-  if (built.status !== 0) throw new Error('cargo build --release --example load failed');
+  const built = spawnSync('cargo', ['build', '--release', '--example', 'load', '--example', 'bare_echo', '--quiet'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (built.status !== 0) throw new Error('cargo build --release --example load --example bare_echo failed');
   mkdirSync(work, { recursive: true });
   const indexV1 = join(packRoot, 'index.json');
   const indexV2 = join(work, 'supervisor-v2.json');
@@ -73,23 +77,34 @@ export async function run() {
       if (e.kind === 'started') bootMs.push(performance.now() - startedAt);
     },
   });
+  // Any process with the pack service's process contract can be the child: bare hyper echoes
+  // every body and ignores the flags it is given.
+  const bareSup = createPackServiceSupervisor({ command: [bareBin], moduleRoot: packRoot, env: { PATH: process.env.PATH ?? '' } });
   try {
     const front = await sup.listen();
+    const bareFront = await bareSup.listen();
+    const bare = await bareSup.start(indexV1);
+    if (bare.kind !== 'ok') throw new Error(`bare hyper did not boot: ${bare.error.problems.join('; ')}`);
     startedAt = performance.now();
     const first = await sup.start(indexV1);
     if (first.kind !== 'ok') throw new Error(`the child did not boot: ${first.error.problems.join('; ')}`);
-    const file = requestFile(sup.token);
+    const file = requestFile(sup.token, 'supervisor-echo.http');
+    const bareFile = requestFile(bareSup.token, 'supervisor-bare.http');
 
-    const results = { front32: [], direct32: [], front1: [], direct1: [] };
+    const results = { front32: [], direct32: [], front1: [], direct1: [], bareFront32: [], bareDirect32: [], bareFront1: [], bareDirect1: [] };
     for (let round = 1; round <= ROUNDS; round += 1) {
       const port = first.value.port;
-      for (const [key, target, connections] of [
-        ['direct32', port, 32],
-        ['front32', front.port, 32],
-        ['direct1', port, 1],
-        ['front1', front.port, 1],
+      for (const [key, target, connections, request] of [
+        ['direct32', port, 32, file],
+        ['front32', front.port, 32, file],
+        ['bareDirect32', bare.value.port, 32, bareFile],
+        ['bareFront32', bareFront.port, 32, bareFile],
+        ['direct1', port, 1, file],
+        ['front1', front.port, 1, file],
+        ['bareDirect1', bare.value.port, 1, bareFile],
+        ['bareFront1', bareFront.port, 1, bareFile],
       ]) {
-        const r = await load(target, file, connections);
+        const r = await load(target, request, connections);
         if (r.non200 > 0 || r.errors > 0) throw new Error(`${key}: ${r.non200} non-200 answers, ${r.errors} errors`);
         results[key].push(r);
         log(`round ${round}/${ROUNDS} ${key}: ${Math.round(r.rps)} req/s, p50 ${(r.p50Us / 1000).toFixed(3)} ms, p99 ${(r.p99Us / 1000).toFixed(3)} ms`);
@@ -115,9 +130,12 @@ export async function run() {
 
     const m = (key, field) => median(results[key].map((r) => r[field]));
     const rows = [];
-    for (const [label, conns] of [['32 connections', 32], ['1 connection', 1]]) {
-      const f = `front${conns}`;
-      const d = `direct${conns}`;
+    for (const [label, f, d] of [
+      ['32 connections', 'front32', 'direct32'],
+      ['1 connection', 'front1', 'direct1'],
+      ['32 connections, bare hyper as the child', 'bareFront32', 'bareDirect32'],
+      ['1 connection, bare hyper as the child', 'bareFront1', 'bareDirect1'],
+    ]) {
       rows.push([`echo, ${label}: req/s`, Math.round(m(d, 'rps')).toLocaleString('en'), Math.round(m(f, 'rps')).toLocaleString('en'), `${(m(f, 'rps') / m(d, 'rps')).toFixed(2)}x`]);
       rows.push([`echo, ${label}: p50 ms`, (m(d, 'p50Us') / 1000).toFixed(2), (m(f, 'p50Us') / 1000).toFixed(2), `${(m(f, 'p50Us') / m(d, 'p50Us')).toFixed(2)}x`]);
       rows.push([`echo, ${label}: p99 ms`, (m(d, 'p99Us') / 1000).toFixed(2), (m(f, 'p99Us') / 1000).toFixed(2), `${(m(f, 'p99Us') / m(d, 'p99Us')).toFixed(2)}x`]);
@@ -139,6 +157,6 @@ export async function run() {
     ].join('\n');
     return { title: `Supervisor: through its front against direct to the child, median of ${ROUNDS} interleaved rounds of ${SECONDS} s`, text };
   } finally {
-    await sup.close();
+    await Promise.all([sup.close(), bareSup.close()]);
   }
 }

@@ -36,7 +36,7 @@ use tokio::sync::oneshot;
 type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false>;
 /// `(callId, "tool" | "check", position in the index list, request JSON, the tool's input with
 /// its defaults filled as JSON or "" (use the request's), the call's log bindings as JSON or "")`.
-type DispatchArgs = FnArgs<(u32, String, u32, String, String, String)>;
+type DispatchArgs = FnArgs<(u32, &'static str, u32, String, String, String)>;
 /// `(callId, reason)`.
 type AbortArgs = FnArgs<(u32, String)>;
 
@@ -119,7 +119,7 @@ impl Runner for Arc<JsRunner> {
             let status = functions.dispatch.call(
                 (
                     id,
-                    word.to_owned(),
+                    word,
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
                     input_json.unwrap_or_default(),
@@ -553,15 +553,7 @@ impl NativePackService {
             return false;
         };
         let status = functions.dispatch.call(
-            (
-                0,
-                "warm".to_owned(),
-                0,
-                request,
-                String::new(),
-                String::new(),
-            )
-                .into(),
+            (0, "warm", 0, request, String::new(), String::new()).into(),
             ThreadsafeFunctionCallMode::NonBlocking,
         );
         status == Status::Ok
