@@ -79,7 +79,7 @@ export async function run() {
   });
   // Any process with the pack service's process contract can be the child: bare hyper echoes
   // every body and ignores the flags it is given.
-  const bareSup = createPackServiceSupervisor({ command: [bareBin], moduleRoot: packRoot, env: { PATH: process.env.PATH ?? '' } });
+  const bareSup = createPackServiceSupervisor({ command: [bareBin], moduleRoot: packRoot, env: async () => ({ PATH: process.env.PATH ?? '' }) });
   try {
     const front = await sup.listen();
     const bareFront = await bareSup.listen();
