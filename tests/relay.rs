@@ -1,7 +1,8 @@
 //! The supervisor's relay and front against a real pack service core on loopback (Rust fake
 //! handlers): answers with the headers the front passes on, the caller's headers passed
 //! through, the outcomes for no child, a refused connection, a child that dies mid-call and a
-//! cancel, and the front's own answers.
+//! cancel, connections kept alive between calls and a kept connection the child closed, and the
+//! front's own answers.
 
 mod common;
 
@@ -21,9 +22,10 @@ use kindgi_handler_runtime_native::supervisor::relay::{
     Relay, RelayCall, RelayOutcome, RelayRoute,
 };
 use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 const TOKEN: &str = "relay-token-0123456789abcdefghijklmnop";
@@ -274,4 +276,92 @@ async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
         r#"{"error":"the pack service refused the connection"}"#
     );
     served.close().await;
+}
+
+/// A raw HTTP/1.1 child answering every `GET` with `{}` on a keep-alive connection, counting the
+/// connections it accepts; with `close_after`, it closes each connection that long after its
+/// first answer, without saying so in the answer (as an idle timeout does).
+async fn raw_child(close_after: Option<Duration>) -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&accepted);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buffer = [0u8; 4096];
+                loop {
+                    let Ok(read) = stream.read(&mut buffer).await else {
+                        return;
+                    };
+                    if read == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&buffer[..read]);
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        seen.drain(..end + 4);
+                        let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                        if stream.write_all(answer).await.is_err() {
+                            return;
+                        }
+                        if let Some(after) = close_after {
+                            tokio::time::sleep(after).await;
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (port, accepted)
+}
+
+fn info() -> RelayCall {
+    RelayCall {
+        route: RelayRoute::Info,
+        ..RelayCall::default()
+    }
+}
+
+fn answered(outcome: &RelayOutcome) -> bool {
+    matches!(outcome, RelayOutcome::Answer { status: 200, body, .. } if body == "{}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_kept_alive_and_a_closed_one_is_not_used() {
+    let relay = Relay::new(TOKEN.into());
+    // Calls one after another share one connection.
+    let (port, accepted) = raw_child(None).await;
+    for _ in 0..5 {
+        assert!(answered(&relay.forward(Some(port), &info()).await));
+    }
+    assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    // A kept connection the child has closed since is noticed before a call goes on it: the
+    // call is answered on a new connection, not failed.
+    let (port, accepted) = raw_child(Some(Duration::from_millis(20))).await;
+    for _ in 0..3 {
+        assert!(answered(&relay.forward(Some(port), &info()).await));
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    assert_eq!(accepted.load(Ordering::SeqCst), 3);
+    // Concurrent calls each get a connection, and are kept for the next ones.
+    let (port, accepted) = raw_child(None).await;
+    let call = info();
+    let outcomes = tokio::join!(
+        relay.forward(Some(port), &call),
+        relay.forward(Some(port), &call),
+        relay.forward(Some(port), &call),
+        relay.forward(Some(port), &call)
+    );
+    assert!([outcomes.0, outcomes.1, outcomes.2, outcomes.3]
+        .iter()
+        .all(answered));
+    let opened = accepted.load(Ordering::SeqCst);
+    assert!((1..=4).contains(&opened));
+    for _ in 0..4 {
+        assert!(answered(&relay.forward(Some(port), &info()).await));
+    }
+    assert_eq!(accepted.load(Ordering::SeqCst), opened);
 }

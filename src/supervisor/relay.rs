@@ -2,17 +2,25 @@
 //! and the caller's deadline, ids, protocol and trace, and what became of it — answered,
 //! provably not run (`unavailable`), possibly run (`failed`), or cancelled by its caller
 //! (dropping the future).
+//!
+//! Each call drives its own connection to the child inside the caller's task, taken from a
+//! small pool of idle keep-alive connections and put back once its answer is read: no
+//! connection task and no hand-over between tasks per call. A dropped call drops (closes)
+//! its connection, which the child sees as its caller hanging up.
 
 use crate::json::write_js_number;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use hyper::client::conn::http1;
+use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE, HOST};
 use hyper::{Method, Request};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
-use std::error::Error as _;
-
+use hyper_util::rt::TokioIo;
+use std::future::{poll_fn, Future};
+use std::pin::{pin, Pin};
+use std::sync::Mutex;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+use tokio::net::TcpStream;
 /// Which route a call goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RelayRoute {
@@ -58,19 +66,114 @@ const ANSWER_HEADERS: [&str; 4] = [
     "kindgi-duration-ms",
 ];
 
+/// How long an idle connection is reused. Node's and uvicorn's servers close keep-alive
+/// connections after 5 s idle; a call sent as one closes would fail without having run.
+const IDLE_REUSE: Duration = Duration::from_secs(2);
+
+/// Idle connections kept for reuse; more are closed when their call ends.
+const MAX_IDLE: usize = 64;
+
+type Connection = http1::Connection<TokioIo<TcpStream>, Full<Bytes>>;
+
+/// A keep-alive connection to one child, driven by whichever call holds it.
+struct ChildConnection {
+    port: u16,
+    sender: http1::SendRequest<Full<Bytes>>,
+    connection: Pin<Box<Connection>>,
+    idle_since: Instant,
+}
+
+/// The connection ended (the child closed it or it broke) before what was waited for came.
+struct Ended;
+
+impl ChildConnection {
+    async fn open(port: u16) -> std::io::Result<ChildConnection> {
+        let stream = TcpStream::connect(("127.0.0.1", port)).await?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(std::io::Error::other)?;
+        Ok(ChildConnection {
+            port,
+            sender,
+            connection: Box::pin(connection),
+            idle_since: Instant::now(),
+        })
+    }
+
+    /// Awaits `work` while driving the connection's reads and writes in this task.
+    async fn drive<F: Future>(&mut self, work: F) -> Result<F::Output, Ended> {
+        let mut work = pin!(work);
+        let connection = &mut self.connection;
+        poll_fn(|cx| {
+            if let Poll::Ready(out) = work.as_mut().poll(cx) {
+                return Poll::Ready(Ok(out));
+            }
+            let ended = connection.as_mut().poll(cx).is_ready();
+            // The connection may just have delivered what `work` waits for (or, ended, dropped
+            // its side of it): look again before sleeping.
+            match work.as_mut().poll(cx) {
+                Poll::Ready(out) => Poll::Ready(Ok(out)),
+                Poll::Pending if ended => Poll::Ready(Err(Ended)),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await
+    }
+
+    /// Whether the connection can carry another request now. An idle connection has nothing
+    /// in flight, so one look tells: the connection reads what the child sent meanwhile (its
+    /// close), and the sender says whether a request may go.
+    async fn ready(&mut self) -> bool {
+        if self.idle_since.elapsed() > IDLE_REUSE {
+            return false;
+        }
+        let (connection, sender) = (&mut self.connection, &mut self.sender);
+        poll_fn(|cx| {
+            if connection.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(false);
+            }
+            Poll::Ready(matches!(sender.poll_ready(cx), Poll::Ready(Ok(()))))
+        })
+        .await
+    }
+}
+
 /// Forwards calls to a child on loopback, keeping connections alive between calls.
 pub struct Relay {
-    client: Client<HttpConnector, Full<Bytes>>,
+    idle: Mutex<Vec<ChildConnection>>,
     token: String,
 }
 
 impl Relay {
     pub fn new(token: String) -> Relay {
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
         Relay {
-            client: Client::builder(TokioExecutor::new()).build(connector),
+            idle: Mutex::new(Vec::new()),
             token,
+        }
+    }
+
+    /// An idle connection to `port` that can carry a request now. Connections to another port
+    /// belong to a child that no longer serves and are closed.
+    async fn idle_connection(&self, port: u16) -> Option<ChildConnection> {
+        loop {
+            let mut connection = {
+                let mut idle = self.idle.lock().ok()?;
+                idle.retain(|c| c.port == port);
+                idle.pop()?
+            };
+            if connection.ready().await {
+                return Some(connection);
+            }
+        }
+    }
+
+    fn put_back(&self, mut connection: ChildConnection) {
+        connection.idle_since = Instant::now();
+        if let Ok(mut idle) = self.idle.lock() {
+            if idle.len() < MAX_IDLE {
+                idle.push(connection);
+            }
         }
     }
 
@@ -79,48 +182,73 @@ impl Relay {
         let Some(port) = port else {
             return RelayOutcome::Unavailable("no pack service".into());
         };
-        let request = match self.request(port, call) {
+        let mut request = match self.request(port, call) {
             Ok(request) => request,
             Err(reason) => return RelayOutcome::Failed(reason),
         };
-        let response = match self.client.request(request).await {
-            Ok(response) => response,
-            Err(error) if refused(&error) => {
-                return RelayOutcome::Unavailable("the pack service refused the connection".into())
-            }
-            // Node's fetch says only this; the cause is in its `cause`.
-            Err(_) => {
-                return RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
-            }
-        };
-        let status = response.status().as_u16();
-        let headers = ANSWER_HEADERS
-            .iter()
-            .filter_map(|name| {
-                let value = response.headers().get(*name)?.to_str().ok()?;
-                Some(((*name).to_owned(), value.to_owned()))
-            })
-            .collect();
-        match response.into_body().collect().await {
-            Ok(collected) => RelayOutcome::Answer {
+        // A kept connection that closed before the request left gives the request back unsent:
+        // it did not run, and goes once more, on a new connection.
+        let mut reused = self.idle_connection(port).await;
+        loop {
+            let retry_unsent = reused.is_some();
+            let mut connection = match reused.take() {
+                Some(connection) => connection,
+                None => match ChildConnection::open(port).await {
+                    Ok(connection) => connection,
+                    Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => {
+                        return RelayOutcome::Unavailable(
+                            "the pack service refused the connection".into(),
+                        )
+                    }
+                    Err(_) => return did_not_answer(),
+                },
+            };
+            let sent = connection.sender.try_send_request(request);
+            let response = match connection.drive(sent).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(mut refused)) => match refused.take_message() {
+                    Some(unsent) if retry_unsent => {
+                        request = unsent;
+                        continue;
+                    }
+                    _ => return did_not_answer(),
+                },
+                Err(Ended) => return did_not_answer(),
+            };
+            let status = response.status().as_u16();
+            let headers = ANSWER_HEADERS
+                .iter()
+                .filter_map(|name| {
+                    let value = response.headers().get(*name)?.to_str().ok()?;
+                    Some(((*name).to_owned(), value.to_owned()))
+                })
+                .collect();
+            let body = match connection.drive(response.into_body().collect()).await {
+                Ok(Ok(collected)) => collected.to_bytes(),
+                Ok(Err(_)) | Err(Ended) => {
+                    return RelayOutcome::Failed(
+                        "the pack service's answer broke off: terminated".into(),
+                    )
+                }
+            };
+            self.put_back(connection);
+            return RelayOutcome::Answer {
                 status,
                 headers,
-                body: String::from_utf8_lossy(&collected.to_bytes()).into_owned(),
-            },
-            Err(_) => {
-                RelayOutcome::Failed("the pack service's answer broke off: terminated".into())
-            }
+                body: String::from_utf8_lossy(&body).into_owned(),
+            };
         }
     }
 
     fn request(&self, port: u16, call: &RelayCall) -> Result<Request<Full<Bytes>>, String> {
         let (method, path) = match call.route {
-            RelayRoute::Info => (Method::GET, "info"),
-            RelayRoute::Invoke => (Method::POST, "invoke"),
+            RelayRoute::Info => (Method::GET, "/v1/info"),
+            RelayRoute::Invoke => (Method::POST, "/v1/invoke"),
         };
         let mut builder = Request::builder()
             .method(method)
-            .uri(format!("http://127.0.0.1:{port}/v1/{path}"))
+            .uri(path)
+            .header(HOST, format!("127.0.0.1:{port}"))
             .header("kindgi-pack-token", self.token.as_str());
         if call.body.is_some() {
             builder = builder.header(CONTENT_TYPE, "application/json");
@@ -151,14 +279,8 @@ impl Relay {
     }
 }
 
-/// A connection that never reached a listener: the call did not run.
-fn refused(error: &hyper_util::client::legacy::Error) -> bool {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            return io.kind() == std::io::ErrorKind::ConnectionRefused;
-        }
-        source = cause.source();
-    }
-    false
+/// Delivered, or possibly delivered, with no answer: the call may have run.
+fn did_not_answer() -> RelayOutcome {
+    // Node's fetch says only this; the cause is in its `cause`.
+    RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
 }
