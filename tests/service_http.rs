@@ -25,7 +25,7 @@ const TOKEN: &str = "test-token";
 
 /// Fake pack code, by tool id: `echo` answers its input (its schemas give `n` a default and cap
 /// `text` at 5 characters on the way out), `wait` waits for its abort and
-/// honours it, `stubborn` ignores its abort for 150 ms; the check `c` passes.
+/// honours it, `stubborn` ignores its abort for 150 ms, `panics` panics; the check `c` passes.
 struct FakeRunner {
     aborts: Arc<Mutex<Vec<(String, AbortReason)>>>,
 }
@@ -71,6 +71,7 @@ impl Runner for FakeRunner {
                             honoured_abort: true,
                         }
                     }
+                    "panics" => panic!("the fake pack code panics"),
                     _ => {
                         tokio::time::sleep(Duration::from_millis(150)).await;
                         message(r#"{"v":2,"kind":"result","output":{}}"#.into())
@@ -108,7 +109,8 @@ impl Harness {
                      "text": {"type": "string"}, "n": {"type": "integer", "default": 1}}},
                  "output": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 5}}}},
                 {"id": "wait", "modulePath": "wait.mjs", "version": "1.0.0", "input": {}, "output": {}},
-                {"id": "stubborn", "modulePath": "stubborn.mjs", "input": {}, "output": true}
+                {"id": "stubborn", "modulePath": "stubborn.mjs", "input": {}, "output": true},
+                {"id": "panics", "modulePath": "panics.mjs", "input": {}, "output": {}}
             ],
             "guardrails": [{"id": "g", "checkId": "c", "checkModulePath": "c.mjs"}],
             "agents": [], "flows": []
@@ -256,7 +258,7 @@ async fn probes_info_and_refusals() {
     assert_eq!(info.status, 200);
     assert_eq!(
         info.body,
-        r#"{"protocol":2,"packId":"fake","packVersion":"1.0.0","artifactVersion":"20260101.1","indexHash":"sha256:00","tools":[{"id":"echo"},{"id":"wait","version":"1.0.0"},{"id":"stubborn"}],"checks":["c"],"missingEnv":[]}"#
+        r#"{"protocol":2,"packId":"fake","packVersion":"1.0.0","artifactVersion":"20260101.1","indexHash":"sha256:00","tools":[{"id":"echo"},{"id":"wait","version":"1.0.0"},{"id":"stubborn"},{"id":"panics"}],"checks":["c"],"missingEnv":[]}"#
     );
     h.listening.stop(Duration::from_millis(100)).await;
 }
@@ -436,6 +438,20 @@ async fn deadlines_and_late_handlers() {
         aborts,
         vec![("wait".to_owned(), AbortReason::DeadlineExceeded)]
     );
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_code_that_panics_is_answered_and_the_service_goes_on() {
+    let h = Harness::start(4, None, &[]).await;
+    let panicked = exchange(h.addr(), &invoke_request(&tool_call("panics"), "")).await;
+    assert_eq!(panicked.status, 200);
+    assert_eq!(
+        panicked.body,
+        r#"{"v":2,"kind":"error","code":"handler-throw","message":"The tool panics stopped without an answer","toolId":"panics"}"#
+    );
+    let echoed = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(echoed.status, 200);
     h.listening.stop(Duration::from_millis(100)).await;
 }
 
