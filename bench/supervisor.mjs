@@ -126,6 +126,7 @@ export async function run() {
       swapMs.push(performance.now() - startedAt);
       await swapping;
       swapBootMs.push(bootMs[0]);
+      log(`swap ${i + 1}/${SWAPS}: ${swapMs.at(-1).toFixed(1)} ms to the new child's first answer, its boot ${bootMs[0].toFixed(1)} ms`);
     }
 
     const m = (key, field) => median(results[key].map((r) => r[field]));
@@ -142,18 +143,20 @@ export async function run() {
     }
     const swap = median(swapMs);
     const boot = median(swapBootMs);
+    // Per swap, then the median: boots vary by tens of milliseconds on a shared machine.
+    const over = median(swapMs.map((ms, i) => ms - swapBootMs[i]));
     const ratio32 = m('front32', 'rps') / m('direct32', 'rps');
     const ratio1 = m('front1', 'rps') / m('direct1', 'rps');
     const verdict = (ok) => (ok ? 'met' : 'MISSED');
     const text = [
       table(['measure', 'direct to the child', 'through the front', 'front / direct'], rows),
       '',
-      `Swap (median of ${SWAPS}): start() to the first call the new child answers ${swap.toFixed(1)} ms; that child's boot (start() to its started event) ${boot.toFixed(1)} ms; the difference ${(swap - boot).toFixed(1)} ms.`,
+      `Swap (median of ${SWAPS}): start() to the first call the new child answers ${swap.toFixed(1)} ms; that child's boot (start() to its started event) ${boot.toFixed(1)} ms; the difference, swap by swap, ${over.toFixed(1)} ms.`,
       '',
       'Targets:',
       '',
       `- through the front at least ${TARGETS.throughput}x of direct: ${ratio32.toFixed(2)}x at 32 connections, ${ratio1.toFixed(2)}x at 1: ${verdict(ratio32 >= TARGETS.throughput && ratio1 >= TARGETS.throughput)}`,
-      `- swap within the child's boot plus ${TARGETS.swapOverMs} ms: +${(swap - boot).toFixed(1)} ms: ${verdict(swap - boot < TARGETS.swapOverMs)}`,
+      `- swap within the child's boot plus ${TARGETS.swapOverMs} ms: +${over.toFixed(1)} ms: ${verdict(over < TARGETS.swapOverMs)}`,
     ].join('\n');
     return { title: `Supervisor: through its front against direct to the child, median of ${ROUNDS} interleaved rounds of ${SECONDS} s`, text };
   } finally {
