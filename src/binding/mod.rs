@@ -13,3 +13,19 @@ mod protocol;
 mod service;
 mod supervisor;
 mod validate;
+
+// mimalloc's `mi_option_e` position for `arena_eager_commit` (include/mimalloc.h of the v3
+// sources libmimalloc-sys builds; its Rust constants leave this one out).
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
+/// Runs when Node loads the addon, before its first allocation. mimalloc commits a whole arena
+/// up front by default: 6 MB more idle RSS than glibc, and a higher peak under 100 KB calls
+/// (150-170 MB against 125-135 MB without it; glibc 110 MB), for no speed measured. Purging
+/// freed pages at once as well (`purge_delay` 0) brought the peak to 112 MB but cost a few
+/// percent of req/s, so it is left at mimalloc's 10 ms. A `MIMALLOC_*` variable in the
+/// environment still wins.
+#[napi_derive::module_init]
+fn tune_allocator() {
+    // SAFETY: an integer setting, made before the addon starts any thread.
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+}
