@@ -209,7 +209,58 @@ fn limit_json(limit: &Limit) -> Value {
     limit.json.clone()
 }
 
+/// One of the count keywords (`maxLength` / `minLength`, `maxItems` / `minItems`,
+/// `maxProperties` / `minProperties`): which side it bounds, and the words of its message.
+struct Bound {
+    max: bool,
+    keyword: &'static str,
+    /// What is counted: `characters`, `items`, `properties`.
+    noun: &'static str,
+}
+
+impl Bound {
+    fn of(max: bool, (upper, lower): (&'static str, &'static str), noun: &'static str) -> Bound {
+        Bound {
+            max,
+            keyword: if max { upper } else { lower },
+            noun,
+        }
+    }
+}
+
 impl<'p> Run<'p> {
+    /// A count against its limit, with Ajv's issue (`must NOT have more than 3 items`).
+    fn count_within(
+        &mut self,
+        count: usize,
+        limit: &Limit,
+        bound: Bound,
+        inst: &str,
+        path: &str,
+        name: Option<&str>,
+    ) {
+        let count = count as f64;
+        let fails = if bound.max {
+            count > limit.value
+        } else {
+            count < limit.value
+        };
+        if fails {
+            let comparison = if bound.max { "more" } else { "fewer" };
+            self.error(
+                inst,
+                path,
+                bound.keyword,
+                params([("limit", limit_json(limit))]),
+                format!(
+                    "must NOT have {comparison} than {} {}",
+                    limit.text, bound.noun
+                ),
+                name,
+            );
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn error(
         &mut self,
@@ -230,7 +281,6 @@ impl<'p> Run<'p> {
         });
     }
 
-    /// Validates `data` against node `id`; valid when it added no error.
     /// Validates `data` against node `id`; valid when it added no error. A node that is a
     /// compiled function of its own runs with fresh variables and leaves what it evaluated in
     /// `last_call`.
@@ -738,28 +788,9 @@ impl<'p> Run<'p> {
                 let Some(Value::String(s)) = data.json() else {
                     return;
                 };
-                let length = js::ucs2_length(s) as f64;
                 let max = matches!(keyword, Keyword::MaxLength { .. });
-                let fails = if max {
-                    length > limit.value
-                } else {
-                    length < limit.value
-                };
-                if fails {
-                    let (kw, comp) = if max {
-                        ("maxLength", "more")
-                    } else {
-                        ("minLength", "fewer")
-                    };
-                    self.error(
-                        inst,
-                        path,
-                        kw,
-                        params([("limit", limit_json(limit))]),
-                        format!("must NOT have {comp} than {} characters", limit.text),
-                        name,
-                    );
-                }
+                let bound = Bound::of(max, ("maxLength", "minLength"), "characters");
+                self.count_within(js::ucs2_length(s), limit, bound, inst, path, name);
             }
             Keyword::Pattern { path, pattern } => {
                 let Some(Value::String(s)) = data.json() else {
@@ -780,55 +811,17 @@ impl<'p> Run<'p> {
                 let Some(Value::Array(items)) = data.json() else {
                     return;
                 };
-                let length = items.len() as f64;
                 let max = matches!(keyword, Keyword::MaxItems { .. });
-                let fails = if max {
-                    length > limit.value
-                } else {
-                    length < limit.value
-                };
-                if fails {
-                    let (kw, comp) = if max {
-                        ("maxItems", "more")
-                    } else {
-                        ("minItems", "fewer")
-                    };
-                    self.error(
-                        inst,
-                        path,
-                        kw,
-                        params([("limit", limit_json(limit))]),
-                        format!("must NOT have {comp} than {} items", limit.text),
-                        name,
-                    );
-                }
+                let bound = Bound::of(max, ("maxItems", "minItems"), "items");
+                self.count_within(items.len(), limit, bound, inst, path, name);
             }
             Keyword::MaxProperties { path, limit } | Keyword::MinProperties { path, limit } => {
                 let Some(Value::Object(map)) = data.json() else {
                     return;
                 };
-                let count = map.len() as f64;
                 let max = matches!(keyword, Keyword::MaxProperties { .. });
-                let fails = if max {
-                    count > limit.value
-                } else {
-                    count < limit.value
-                };
-                if fails {
-                    let (kw, comp) = if max {
-                        ("maxProperties", "more")
-                    } else {
-                        ("minProperties", "fewer")
-                    };
-                    self.error(
-                        inst,
-                        path,
-                        kw,
-                        params([("limit", limit_json(limit))]),
-                        format!("must NOT have {comp} than {} properties", limit.text),
-                        name,
-                    );
-                }
+                let bound = Bound::of(max, ("maxProperties", "minProperties"), "properties");
+                self.count_within(map.len(), limit, bound, inst, path, name);
             }
             Keyword::PrefixItems { nodes } => {
                 let Data::Json(Value::Array(items)) = data else {
