@@ -11,7 +11,7 @@ mod index;
 mod time;
 
 pub use index::{write_index, FsFailure, IndexWriteError, IndexWriteRequest, IndexWritten};
-pub use time::{iso_utc_millis, utc_yyyymmdd};
+pub use time::{iso_utc_millis, utc_yyyymmdd, write_iso_utc_millis};
 
 use crate::json::{
     array_index, cmp_utf16, decode_json_string, with_parsed, write_js_number_text, write_json_str,

@@ -35,20 +35,43 @@ pub fn utc_yyyymmdd(now: SystemTime) -> String {
 
 /// `now` as `Date.prototype.toISOString` writes it: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub fn iso_utc_millis(now: SystemTime) -> String {
+    let mut out = String::with_capacity(24);
+    write_iso_utc_millis(&mut out, now);
+    out
+}
+
+/// [`iso_utc_millis`] appended to `out`: every log record starts with it, so the digits are
+/// written by hand rather than through `format!`.
+pub fn write_iso_utc_millis(out: &mut String, now: SystemTime) {
     let elapsed = since_epoch(now);
     let secs = elapsed.as_secs();
     let date = civil_from_days((secs / 86_400) as i64);
-    let in_day = secs % 86_400;
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        date.year,
-        date.month,
-        date.day,
-        in_day / 3_600,
-        in_day % 3_600 / 60,
-        in_day % 60,
-        elapsed.subsec_millis()
-    )
+    match u32::try_from(date.year) {
+        Ok(year) if year <= 9_999 => push_digits(out, year, 4),
+        _ => out.push_str(&format!("{:04}", date.year)),
+    }
+    let in_day = (secs % 86_400) as u32;
+    out.push('-');
+    push_digits(out, date.month, 2);
+    out.push('-');
+    push_digits(out, date.day, 2);
+    out.push('T');
+    push_digits(out, in_day / 3_600, 2);
+    out.push(':');
+    push_digits(out, in_day % 3_600 / 60, 2);
+    out.push(':');
+    push_digits(out, in_day % 60, 2);
+    out.push('.');
+    push_digits(out, elapsed.subsec_millis(), 3);
+    out.push('Z');
+}
+
+/// The last `width` decimal digits of `n`, zero-padded.
+fn push_digits(out: &mut String, n: u32, width: u32) {
+    for place in (0..width).rev() {
+        let digit = n / 10u32.pow(place) % 10;
+        out.push(char::from(b'0' + digit as u8));
+    }
 }
 
 #[cfg(test)]
@@ -74,5 +97,30 @@ mod tests {
             "2024-02-29T23:59:59.999Z"
         );
         assert_eq!(utc_yyyymmdd(at(951_782_400_000)), "20000229");
+    }
+
+    #[test]
+    fn digits_written_by_hand_match_format() {
+        // Steps through 1970 to 2100 at an odd stride, so every field takes many values.
+        let mut millis = 0u64;
+        while millis < 4_102_444_800_000 {
+            let now = at(millis);
+            let elapsed = since_epoch(now);
+            let secs = elapsed.as_secs();
+            let date = civil_from_days((secs / 86_400) as i64);
+            let in_day = secs % 86_400;
+            let expected = format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                date.year,
+                date.month,
+                date.day,
+                in_day / 3_600,
+                in_day % 3_600 / 60,
+                in_day % 60,
+                elapsed.subsec_millis()
+            );
+            assert_eq!(iso_utc_millis(now), expected);
+            millis += 123_456_789;
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! One `@kindgi/log` record: its keys in their fixed order, redacted, and written as a JSON
 //! line or as a pretty line for a terminal.
 
-use crate::canonical::iso_utc_millis;
+use crate::canonical::{iso_utc_millis, write_iso_utc_millis};
 use crate::js::is_js_whitespace;
 use crate::json::{array_index, to_js_json, write_json_str, write_members};
 use crate::log::levels::Level;
@@ -201,7 +201,7 @@ pub fn json_line(
     let find = |key: &str| merged.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
     let mut out = String::with_capacity(384);
     out.push_str("{\"time\":\"");
-    out.push_str(&iso_utc_millis(time));
+    write_iso_utc_millis(&mut out, time);
     out.push_str("\",\"level\":\"");
     out.push_str(level.name());
     out.push_str("\",\"severity\":\"");
