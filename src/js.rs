@@ -1,6 +1,9 @@
 //! JavaScript's own rules for strings, where the core must read text as the TypeScript
 //! package's JavaScript does: what `trim()` and a regular expression's `\s` call white space,
-//! and what `Number(string)` makes of a string.
+//! what `Number(string)` makes of a string, and what `String(value)` makes of a JSON value.
+
+use crate::json::write_js_number;
+use serde_json::Value;
 
 /// JavaScript's white space and line terminators (what `String.prototype.trim` removes).
 pub fn is_js_whitespace(c: char) -> bool {
@@ -67,6 +70,30 @@ pub fn js_number(raw: &str) -> f64 {
     text.parse::<f64>().unwrap_or(f64::NAN)
 }
 
+/// JavaScript's `String(value)` for a JSON value (`undefined` when absent).
+pub fn js_string(value: Option<&Value>) -> String {
+    match value {
+        None => "undefined".into(),
+        Some(Value::Null) => "null".into(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => {
+            let mut out = String::new();
+            write_js_number(&mut out, n.as_f64().unwrap_or(f64::NAN));
+            out
+        }
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +120,22 @@ mod tests {
             assert!(js_number(text).is_nan(), "{text:?}");
         }
         assert_eq!(js_number("-Infinity"), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn string_follows_javascript() {
+        use serde_json::json;
+        for (value, want) in [
+            (json!(null), "null"),
+            (json!(true), "true"),
+            (json!(1e21), "1e+21"),
+            (json!(0.5), "0.5"),
+            (json!("text"), "text"),
+            (json!([1, null, [2, "a"]]), "1,,2,a"),
+            (json!({"a": 1}), "[object Object]"),
+        ] {
+            assert_eq!(js_string(Some(&value)), want, "{value}");
+        }
+        assert_eq!(js_string(None), "undefined");
     }
 }

@@ -5,7 +5,8 @@
 //! there fails on the first call that touches it. Here every entry the service uses is checked
 //! at boot, so a bad index is a `boot-failed` problem list instead.
 
-use crate::json::{to_js_json, write_js_number, write_json_str};
+use crate::js::js_string;
+use crate::json::{to_js_json, write_json_str};
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::tool_io::CompiledSchema;
 use crate::validate::Side;
@@ -61,30 +62,6 @@ fn tool_key(id: &str, version: Option<&str>) -> String {
     match version {
         Some(v) => format!("{id}@{v}"),
         None => id.to_owned(),
-    }
-}
-
-/// JavaScript's `String(value)` for a JSON value (`undefined` when absent).
-fn js_string(value: Option<&Value>) -> String {
-    match value {
-        None => "undefined".into(),
-        Some(Value::Null) => "null".into(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => {
-            let mut out = String::new();
-            write_js_number(&mut out, n.as_f64().unwrap_or(f64::NAN));
-            out
-        }
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(Value::Object(_)) => "[object Object]".into(),
     }
 }
 

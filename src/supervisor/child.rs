@@ -2,6 +2,7 @@
 //! stdout and stderr read line by line for its whole life, booted once it writes `listening`,
 //! and retired with SIGTERM, then SIGKILL after a grace.
 
+use crate::js::js_string;
 use crate::supervisor::lines::service_event;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -213,24 +214,13 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
             let problems = event
                 .get("problems")
                 .and_then(Value::as_array)
-                .map(|list| list.iter().map(js_string).collect::<Vec<_>>())
+                .map(|list| list.iter().map(|p| js_string(Some(p))).collect::<Vec<_>>())
                 .unwrap_or_default();
             if let Ok(mut boot) = boot.lock() {
                 boot.problems.extend(problems);
             }
         }
         _ => lines(ChildLine::Event { event, line }),
-    }
-}
-
-/// `String(value)` for a problem that is not a string.
-fn js_string(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Null => "null".into(),
-        Value::Array(items) => items.iter().map(js_string).collect::<Vec<_>>().join(","),
-        Value::Object(_) => "[object Object]".into(),
-        other => crate::json::to_js_json(other),
     }
 }
 
