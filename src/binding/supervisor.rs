@@ -11,7 +11,7 @@ use crate::supervisor::lifecycle::{
     EventSink, Launch, Lifecycle, LifecycleOptions, SupervisorEvent,
 };
 use crate::supervisor::lines::service_event;
-use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
+use crate::supervisor::relay::{RelayCall, RelayOutcome, RelayRoute};
 use napi::bindgen_prelude::Promise;
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -150,7 +150,6 @@ type CancelPair = (Option<oneshot::Sender<()>>, Option<oneshot::Receiver<()>>);
 pub struct NativeSupervisor {
     lifecycle: Arc<Lifecycle>,
     front: Arc<Front>,
-    relay: Relay,
     listening: tokio::sync::Mutex<Option<Served>>,
     js: Arc<JsSide>,
     /// Each relay call's cancel, made with its ticket (on the JS thread, before the call's
@@ -218,14 +217,13 @@ pub fn create_native_supervisor(
         sink,
     );
     let front = Arc::new(Front::new(
-        options.token.clone(),
+        options.token,
         lifecycle.serving(),
         options.max_body_bytes as usize,
     ));
     NativeSupervisor {
         lifecycle,
         front,
-        relay: Relay::new(options.token),
         listening: tokio::sync::Mutex::new(None),
         js,
         cancels: Mutex::new(HashMap::new()),
@@ -360,9 +358,8 @@ impl NativeSupervisor {
             protocol: call.protocol,
             traceparent: call.traceparent,
         };
-        let port = *self.lifecycle.serving().borrow();
         let outcome = tokio::select! {
-            outcome = self.relay.forward(port, &call) => Some(outcome),
+            outcome = self.front.forward(&call) => Some(outcome),
             true = cancelled => None,
         };
         if let Ok(mut cancels) = self.cancels.lock() {

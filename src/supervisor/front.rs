@@ -41,6 +41,12 @@ impl Front {
         *self.serving.borrow()
     }
 
+    /// Forwards `call` to whichever child serves now: the front's own routes, and
+    /// `relay.forward` from JS, share this and the relay's kept connections.
+    pub async fn forward(&self, call: &RelayCall) -> RelayOutcome {
+        self.relay.forward(self.serving_port(), call).await
+    }
+
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         let header =
             |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
@@ -98,7 +104,7 @@ impl Front {
             }
         }
         // A caller that hangs up drops this future, and with it the forwarded call.
-        match self.relay.forward(self.serving_port(), &call).await {
+        match self.forward(&call).await {
             RelayOutcome::Answer {
                 status,
                 headers,
