@@ -213,7 +213,12 @@ impl Lifecycle {
             };
             (self.events)(SupervisorEvent::Restarting { attempt });
             // Each restart in the window waits twice as long as the one before.
-            let backoff = self.options.restart_delay * 2u32.saturating_pow(attempt - 1);
+            // (A huge `restartDelayMs` saturates instead of overflowing `Duration`.)
+            let backoff = self
+                .options
+                .restart_delay
+                .checked_mul(2u32.saturating_pow(attempt - 1))
+                .unwrap_or(Duration::MAX);
             tokio::time::sleep(backoff).await;
             let cancelled = self
                 .with_state(|state| state.stopped || state.closing || state.serving.is_some())
