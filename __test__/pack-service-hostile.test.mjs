@@ -113,6 +113,10 @@ test('malformed bodies, floods and half-sent requests leave the service answerin
     for (let i = 0; i < 100 && service.inFlight() > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
     assert.equal(service.inFlight(), 0, 'a caller gone mid-body is no longer counted');
 
+    // A body whose chunk framing breaks: 400 and the connection closed, as Node's parser answers.
+    const broken = await raw(port, `POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`);
+    assert.match(broken, /^HTTP\/1\.1 400 [^]*\r\nconnection: close\r\n/i);
+
     const after = await post(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'echo' }, input: { ok: true }, ctx }));
     assert.equal(after.text, '{"v":2,"kind":"result","output":{"ok":true}}');
   } finally {

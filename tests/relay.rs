@@ -266,6 +266,16 @@ async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
     .await;
     assert_eq!(info.status, 200);
     assert!(info.body.contains(r#""packId":"fake""#));
+    // A body whose chunk framing breaks is the caller's fault: 400 and the connection closed.
+    let broken = exchange(
+        addr,
+        format!("POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n").as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        (broken.status, broken.header("connection")),
+        (400, Some("close"))
+    );
 
     // The child goes: the front answers 503 again, with the connection refused.
     listening.stop(Duration::from_millis(100)).await;

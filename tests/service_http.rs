@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::random::Rng;
 use common::{exchange, read_response, wait_until};
 use kindgi_handler_runtime_native::env::PackEnvCheck;
 use kindgi_handler_runtime_native::log::{LogSettings, Logger, Sink};
@@ -656,5 +657,264 @@ async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
     wait_until(|| h.listening.service().admission().in_flight() == 0).await;
     let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
     assert_eq!(answered.status, 200);
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_cannot_be_parsed_is_answered_400_and_gives_its_slot_back() {
+    let h = Harness::start(1, None, &[]).await;
+    let broken = exchange(
+        h.addr(),
+        format!("POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n").as_bytes(),
+    )
+    .await;
+    assert_eq!((broken.status, broken.body.as_str()), (400, ""));
+    assert_eq!(broken.header("connection"), Some("close"));
+    wait_until(|| h.listening.service().admission().in_flight() == 0).await;
+    let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(answered.status, 200);
+    h.listening.stop(Duration::from_millis(100)).await;
+}
+
+/// A random request for [`random_requests_get_http_answers_and_lose_no_call`]: mostly a
+/// well-formed call with one thing wrong or odd, sometimes bytes changed at random.
+fn random_request(rng: &mut Rng) -> Vec<u8> {
+    let method = if rng.one_in(6) {
+        *rng.pick(&["GET", "PUT", "DELETE", "PO ST", "\u{e9}"])
+    } else {
+        "POST"
+    };
+    let path = if rng.one_in(5) {
+        *rng.pick(&[
+            "/v1/info",
+            "/healthz",
+            "/readyz",
+            "/v1/invoke?x=1",
+            "//v1/invoke",
+            "/v1/%00",
+            "*",
+            "/v1/invoke#f",
+        ])
+    } else {
+        "/v1/invoke"
+    };
+    let tool = *rng.pick(&["echo", "echo", "panics", "stubborn", "nope", "wait"]);
+    let body = match rng.below(16) {
+        0 => "[".repeat(rng.below(20_000)),
+        1 => json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": {"text": "hi", "n": 1e300},
+            "ctx": {"tenantId": "t1", "runId": "r1"}}).to_string().replace("1e300", "1e400"),
+        2 => r#"{"v":2,"kind":"invoke","tool":{"id":"echo"},"input":{"text":"\ud800"},"ctx":{"tenantId":"t","runId":"r"}}"#.to_owned(),
+        3 => r#"{"v":2,"kind":"check","checkId":"c","payload":{"n":123456789012345678901234567890}}"#.to_owned(),
+        4 => json!({"v": 2, "kind": *rng.pick(&["invoke", "check", "nope", ""]), "tool": rng.below(3)}).to_string(),
+        _ => json!({"v": 2, "kind": "invoke", "tool": {"id": tool, "version": *rng.pick(&["1.0.0", "2"])},
+            "input": {"text": *rng.pick(&["hi", "longer than five", ""])},
+            "ctx": {"tenantId": "t1", "runId": "r1"}}).to_string(),
+    };
+    let mut body = body.into_bytes();
+    let mut headers = vec![format!("host: x")];
+    if !rng.one_in(16) {
+        headers.push(format!(
+            "kindgi-pack-token: {}",
+            if rng.one_in(8) { "wrong" } else { TOKEN }
+        ));
+    }
+    if !rng.one_in(16) {
+        headers.push(format!(
+            "content-type: {}",
+            if rng.one_in(6) {
+                *rng.pick(&[
+                    "text/plain",
+                    "APPLICATION/JSON",
+                    "",
+                    "text/plain;x=application/json",
+                ])
+            } else {
+                *rng.pick(&["application/json", "application/json; charset=utf-8"])
+            }
+        ));
+    }
+    // `wait` waits for its abort, so it gets a short deadline; the others get odd ones now
+    // and then (the service reads those as 120 s, or clamps them).
+    let timeout = if tool == "wait" {
+        "50"
+    } else if rng.one_in(8) {
+        *rng.pick(&["0", "-1", "abc", "99999999999999999999", "1e3", "1.5"])
+    } else {
+        "2000"
+    };
+    headers.push(format!("kindgi-timeout-ms: {timeout}"));
+    if rng.one_in(4) {
+        headers.push(format!(
+            "traceparent: 00-{:032x}-{:016x}-01",
+            rng.next_u64(),
+            rng.next_u64()
+        ));
+    }
+    if rng.one_in(10) {
+        headers.extend(
+            (0..rng.below(300)).map(|i| format!("x-flood-{i}: {}", "v".repeat(rng.below(200)))),
+        );
+    }
+    let chunked = rng.one_in(10);
+    if chunked {
+        headers.push("transfer-encoding: chunked".to_owned());
+        let mut framed = format!("{:x}\r\n", body.len()).into_bytes();
+        framed.extend_from_slice(&body);
+        framed.extend_from_slice(b"\r\n0\r\n\r\n");
+        body = framed;
+    } else {
+        let length = match rng.below(30) {
+            0 => body.len().saturating_sub(rng.below(5)).to_string(),
+            1 => "-1".to_owned(),
+            2 => "abc".to_owned(),
+            3 => "99999999999999999999".to_owned(),
+            4 => format!("{0}\r\ncontent-length: {0}", body.len() + 1),
+            _ => body.len().to_string(),
+        };
+        if !rng.one_in(20) {
+            headers.push(format!("content-length: {length}"));
+        }
+    }
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\n{}\r\n\r\n",
+        headers.join("\r\n")
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    // Now and then a few bytes anywhere are changed, including into bytes that are not UTF-8
+    // (not for `wait`: a changed deadline would leave it waiting 120 s).
+    if tool != "wait" && rng.one_in(8) {
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(request.len());
+            request[at] = rng.below(256) as u8;
+        }
+    }
+    if rng.one_in(12) {
+        request.truncate(rng.below(request.len()));
+    }
+    request
+}
+
+/// Sends `request` and reads until one whole response has arrived or the service closes.
+async fn send_raw(addr: SocketAddr, request: &[u8]) -> Result<Vec<u8>, String> {
+    use tokio::io::AsyncReadExt;
+    let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    // The service may answer and close before it has read everything (413, 400): a failed
+    // write is not a failure of the service.
+    let _ = stream.write_all(request).await;
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+            let length = head
+                .split("\r\n")
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            if length.is_some_and(|n| raw.len() >= end + 4 + n) {
+                return Ok(raw);
+            }
+        }
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return Ok(raw),
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_requests_get_http_answers_and_lose_no_call() {
+    let limits = ReadLimits {
+        headers: Duration::from_millis(300),
+        body: Duration::from_millis(300),
+    };
+    let h = Harness::start_with(16, None, &[], limits).await;
+    let cases = common::random::cases(1500);
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    let mut rng = Rng::new(0x6b696e6467690001);
+    for batch in (0..cases).collect::<Vec<_>>().chunks(48) {
+        let mut tasks = tokio::task::JoinSet::new();
+        for &case in batch {
+            let request = random_request(&mut rng);
+            let addr = h.addr();
+            tasks.spawn(async move {
+                let raw = tokio::time::timeout(Duration::from_secs(10), send_raw(addr, &request))
+                    .await
+                    .map_err(|_| {
+                        format!(
+                            "case {case}: no answer and no close within 10 s: {:?}",
+                            String::from_utf8_lossy(&request)
+                        )
+                    })??;
+                Ok::<_, String>((case, request, raw))
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            let (case, request, raw) = joined.expect("the client task").expect("an answer");
+            if raw.is_empty() {
+                // Closed without an answer: only for bytes hyper could not read as a request.
+                *statuses.entry(0).or_default() += 1;
+                continue;
+            }
+            let text = String::from_utf8_lossy(&raw);
+            let status: u16 = text
+                .strip_prefix("HTTP/1.1 ")
+                .and_then(|rest| rest.get(..3))
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("case {case}: not an HTTP answer: {text:?}"));
+            assert!(
+                [200, 400, 401, 404, 405, 408, 413, 415, 431, 501, 503, 505].contains(&status),
+                "case {case}: status {status} for {:?}\n{text}",
+                String::from_utf8_lossy(&request)
+            );
+            if status == 200 && text.contains("content-type: application/json") {
+                // Only the first answer: bytes after a short body are read as a second request.
+                let start = text.find("\r\n\r\n").map_or(0, |i| i + 4);
+                let length = text[..start]
+                    .to_ascii_lowercase()
+                    .split("\r\n")
+                    .find_map(|l| {
+                        l.strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>())
+                    })
+                    .and_then(Result::ok)
+                    .unwrap_or_else(|| panic!("case {case}: a 200 without a content-length"));
+                let body = text
+                    .get(start..start + length)
+                    .unwrap_or_else(|| panic!("case {case}: a short body"));
+                let message: Value = serde_json::from_str(body).unwrap_or_else(|e| {
+                    panic!("case {case}: a 200 body that is not JSON ({e}): {body}")
+                });
+                assert!(
+                    message.get("kind").is_none() || message["v"] == 2,
+                    "case {case}: {body}"
+                );
+            }
+            if std::env::var("SHOW400").is_ok_and(|s| s == status.to_string()) {
+                eprintln!(
+                    "R400 {:?} => {:?}",
+                    String::from_utf8_lossy(&request)
+                        .chars()
+                        .take(300)
+                        .collect::<String>(),
+                    text.chars().take(200).collect::<String>()
+                );
+            }
+            *statuses.entry(status).or_default() += 1;
+        }
+    }
+    eprintln!("{cases} random requests, answers by status (0: closed): {statuses:?}");
+    // Every call the service took has given its slot back, and the service still answers.
+    wait_until(|| h.listening.service().admission().in_flight() == 0).await;
+    let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(answered.status, 200);
+    assert_eq!(
+        answered.body,
+        r#"{"v":2,"kind":"result","output":{"text":"hi","n":1}}"#
+    );
+    assert!(
+        statuses.get(&200).is_some_and(|&n| n > cases / 10),
+        "{statuses:?}"
+    );
     h.listening.stop(Duration::from_millis(100)).await;
 }

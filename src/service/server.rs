@@ -243,8 +243,10 @@ async fn handle(
     let body = match tokio::time::timeout(body_limit, reading).await {
         Ok(Ok(Some(body))) => body,
         Ok(Ok(None)) => return reply_response(Reply::too_large()),
-        Ok(Err(error)) => return reply_response(Reply::error(500, &error.to_string())),
-        Err(_) => return request_timeout(),
+        // A body hyper could not read (bad chunk framing, a close mid-body) is the client's
+        // fault, and Node answers it as it answers any unreadable request.
+        Ok(Err(_)) => return closing(StatusCode::BAD_REQUEST),
+        Err(_) => return closing(StatusCode::REQUEST_TIMEOUT),
     };
     let text = String::from_utf8_lossy(&body);
     match service.invoke(&head, &text).await {
@@ -283,11 +285,11 @@ pub(crate) async fn read_body(
     Ok((!too_large).then(|| buffer.freeze()))
 }
 
-/// What Node answers a request still arriving at its `requestTimeout`: 408, no body, and the
-/// connection closed.
-fn request_timeout() -> Response<Full<Bytes>> {
+/// What Node answers a request it gives up on, with no body and the connection closed: 408
+/// for a body still arriving at its `requestTimeout`, 400 for one it cannot parse.
+pub(crate) fn closing(status: StatusCode) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::new()));
-    *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
+    *response.status_mut() = status;
     response
         .headers_mut()
         .insert(CONNECTION, HeaderValue::from_static("close"));

@@ -5,7 +5,7 @@
 
 use crate::js::js_number;
 use crate::service::http::{is_json_content_type, joined_header, refuse_request, Reply, Route};
-use crate::service::server::{read_body, reply_response, Handler};
+use crate::service::server::{closing, read_body, reply_response, Handler};
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -100,7 +100,8 @@ impl Front {
             match read_body(req.into_body(), self.max_body_bytes).await {
                 Ok(Some(body)) => call.body = Some(String::from_utf8_lossy(&body).into_owned()),
                 Ok(None) => return reply_response(Reply::too_large()),
-                Err(error) => return reply_response(Reply::error(500, &error.to_string())),
+                // As the service answers a body it cannot read.
+                Err(_) => return closing(StatusCode::BAD_REQUEST),
             }
         }
         // A caller that hangs up drops this future, and with it the forwarded call.

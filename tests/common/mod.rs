@@ -2,6 +2,8 @@
 //! and a polling wait.
 #![allow(dead_code)]
 
+pub mod random;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
