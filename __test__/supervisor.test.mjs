@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
+import { randomCases, sendRandomRequests } from './helpers/random-requests.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -140,6 +141,24 @@ test('a crash mid-call answers 502 and the child is restarted; a crash loop is g
     const none = await call.invoke('crash.ok');
     assert.equal(none.status, 503);
     assert.equal(none.text, '{"error":"no pack service"}');
+  } finally {
+    await sup.close();
+  }
+});
+
+test('random requests through the front get the answers the child gives, and the child lives', async () => {
+  const events = [];
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env, onEvent: (e) => events.push(e) });
+  try {
+    const front = await sup.listen();
+    assert.equal((await sup.start(join(packRoot, 'index.json'))).kind, 'ok');
+    const port = Number(new URL(front.url).port);
+    const cases = randomCases(300);
+    const statuses = await sendRandomRequests(port, sup.token, cases, 0x6b696e64676902);
+    assert.ok((statuses.get(200) ?? 0) > cases / 3, JSON.stringify([...statuses]));
+    assert.deepEqual(events.filter((e) => e.kind === 'exited' || e.kind === 'restarting'), [], 'the child never went');
+    const after = await client(front, sup.token).invoke('fixture.echo', { text: 'hi' });
+    assert.equal(after.text, '{"v":2,"kind":"result","output":{"text":"hi","n":1}}');
   } finally {
     await sup.close();
   }
