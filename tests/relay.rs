@@ -375,3 +375,189 @@ async fn connections_are_kept_alive_and_a_closed_one_is_not_used() {
     }
     assert_eq!(accepted.load(Ordering::SeqCst), opened);
 }
+
+/// What the misbehaving child does with a request, by the first part of its `kindgi-request-id`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Act {
+    /// Answers 200 `{"id":…}` and keeps the connection.
+    Answer,
+    /// Answers, says `connection: close`, and closes.
+    AnswerAndClose,
+    /// Answers after 30 ms.
+    Slow,
+    /// Answers 500 with the id, chunked.
+    Chunked500,
+    /// Closes without a word.
+    Close,
+    /// Writes bytes that are not HTTP, then closes.
+    Garbage,
+    /// Promises 50 bytes of body, sends 3, then closes.
+    ShortBody,
+    /// Answers 600 ms later, after the caller has gone (the caller drops its call at 250 ms).
+    Late,
+}
+
+const ACTS: [Act; 8] = [
+    Act::Answer,
+    Act::AnswerAndClose,
+    Act::Slow,
+    Act::Chunked500,
+    Act::Close,
+    Act::Garbage,
+    Act::ShortBody,
+    Act::Late,
+];
+
+/// A child that reads each request's head and acts as its request id says, answering with that
+/// id so a caller can tell its own answer from another call's.
+async fn misbehaving_child() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buffer = [0u8; 4096];
+                loop {
+                    let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        match stream.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => seen.extend_from_slice(&buffer[..n]),
+                        }
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                    seen.drain(..end + 4);
+                    let id = head
+                        .split("\r\n")
+                        .find_map(|l| l.strip_prefix("kindgi-request-id: "))
+                        .unwrap_or("0-none")
+                        .to_owned();
+                    let act = id
+                        .split('-')
+                        .next()
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .map_or(Act::Answer, |n| ACTS[n % ACTS.len()]);
+                    let body = format!(r#"{{"id":"{id}"}}"#);
+                    let ok = |extra: &str| {
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\n\r\n{body}",
+                            body.len()
+                        )
+                    };
+                    let reply = match act {
+                        Act::Answer => ok(""),
+                        Act::AnswerAndClose => ok("connection: close\r\n"),
+                        Act::Slow => {
+                            tokio::time::sleep(Duration::from_millis(30)).await;
+                            ok("")
+                        }
+                        Act::Chunked500 => format!(
+                            "HTTP/1.1 500 Internal Server Error\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+                            body.len()
+                        ),
+                        Act::Close => return,
+                        Act::Garbage => "NOT HTTP AT ALL\r\n\r\n".to_owned(),
+                        Act::ShortBody => "HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{\"i".to_owned(),
+                        Act::Late => {
+                            tokio::time::sleep(Duration::from_millis(600)).await;
+                            ok("")
+                        }
+                    };
+                    if stream.write_all(reply.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    if matches!(act, Act::AnswerAndClose | Act::Garbage | Act::ShortBody) {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misbehaving_child_gets_each_call_its_own_outcome() {
+    let relay = Arc::new(Relay::new(TOKEN.into()));
+    let port = misbehaving_child().await;
+    let refused = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let dead_port = refused.local_addr().expect("addr").port();
+    drop(refused);
+    let mut rng = common::random::Rng::new(0x6b696e6467690003);
+    let cases = common::random::cases(300);
+    let mut seen = [0usize; ACTS.len()];
+    for batch in (0..cases).collect::<Vec<_>>().chunks(8) {
+        let mut calls = tokio::task::JoinSet::new();
+        for &case in batch {
+            let act = rng.below(ACTS.len() + 1);
+            let relay = Arc::clone(&relay);
+            calls.spawn(async move {
+                // One call in nine goes to a port nobody listens on.
+                if act == ACTS.len() {
+                    let outcome = relay.forward(Some(dead_port), &info()).await;
+                    assert!(
+                        matches!(outcome, RelayOutcome::Unavailable(_)),
+                        "case {case}: {outcome:?}"
+                    );
+                    return None;
+                }
+                let id = format!("{act}-{case}");
+                let call = RelayCall {
+                    request_id: Some(id.clone()),
+                    ..info()
+                };
+                // The caller gives up at 250 ms, as a caller that hangs up does.
+                let outcome = tokio::time::timeout(
+                    Duration::from_millis(250),
+                    relay.forward(Some(port), &call),
+                )
+                .await;
+                let mine = format!(r#"{{"id":"{id}"}}"#);
+                match (ACTS[act], outcome) {
+                    (Act::Late, Err(_)) => {}
+                    (
+                        Act::Answer | Act::AnswerAndClose | Act::Slow,
+                        Ok(RelayOutcome::Answer {
+                            status: 200, body, ..
+                        }),
+                    )
+                    | (
+                        Act::Chunked500,
+                        Ok(RelayOutcome::Answer {
+                            status: 500, body, ..
+                        }),
+                    ) => {
+                        assert_eq!(body, mine, "case {case}: another call's answer");
+                    }
+                    (Act::Close | Act::Garbage | Act::ShortBody, Ok(RelayOutcome::Failed(_))) => {}
+                    (act, outcome) => panic!("case {case}: {act:?} gave {outcome:?}"),
+                }
+                Some(act)
+            });
+        }
+        while let Some(joined) = calls.join_next().await {
+            if let Some(act) = joined.expect("a call") {
+                seen[act] += 1;
+            }
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "every behaviour was met: {seen:?}"
+    );
+    // Once the late answers have come and gone, kept connections still answer their own calls.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    for case in 0..8 {
+        let id = format!("0-after{case}");
+        let call = RelayCall {
+            request_id: Some(id.clone()),
+            ..info()
+        };
+        let outcome = relay.forward(Some(port), &call).await;
+        assert!(
+            matches!(&outcome, RelayOutcome::Answer { status: 200, body, .. } if *body == format!(r#"{{"id":"{id}"}}"#)),
+            "{outcome:?}"
+        );
+    }
+}
