@@ -2,7 +2,8 @@
 //! then retires the previous one; a child that fails to boot leaves the previous one serving;
 //! a serving child that exits on its own is restarted, with a growing delay and at most
 //! `max_restarts` times within [`RESTART_WINDOW`], so one that boots and then keeps crashing
-//! is given up on instead of restarted forever.
+//! is given up on instead of restarted forever. The owner's own `start` (new code) that boots
+//! gives the next crash a fresh count; a restart's boot does not.
 
 use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink};
 use serde_json::{Map, Value};
@@ -111,6 +112,16 @@ impl Lifecycle {
     /// child is retired (its calls drain) before this resolves. On failure the previous child
     /// keeps serving.
     pub async fn start(self: &Arc<Self>, index_path: &str) -> Result<u16, Vec<String>> {
+        self.boot_and_serve(index_path, true).await
+    }
+
+    /// [`Lifecycle::start`], for the owner (`by_owner`: the restart count starts over once the
+    /// child listens, as TypeScript's does) or for a restart (the count goes on).
+    async fn boot_and_serve(
+        self: &Arc<Self>,
+        index_path: &str,
+        by_owner: bool,
+    ) -> Result<u16, Vec<String>> {
         let closing = self
             .with_state(|state| {
                 state.stopped = false;
@@ -136,6 +147,9 @@ impl Lifecycle {
         let port = child.port;
         let previous = self
             .with_state(|state| {
+                if by_owner {
+                    state.restarts.clear();
+                }
                 state
                     .serving
                     .replace((Arc::clone(&child), index_path.to_owned()))
@@ -223,7 +237,7 @@ impl Lifecycle {
             let cancelled = self
                 .with_state(|state| state.stopped || state.closing || state.serving.is_some())
                 .unwrap_or(true);
-            if cancelled || self.start(&index).await.is_ok() {
+            if cancelled || self.boot_and_serve(&index, false).await.is_ok() {
                 return;
             }
         }
@@ -369,5 +383,41 @@ mod tests {
             ]
         );
         assert_eq!(*lifecycle.serving().borrow(), None);
+    }
+
+    #[tokio::test]
+    async fn the_owners_start_gives_a_fresh_count_of_restarts() {
+        let (lifecycle, seen) = lifecycle(Some("0.05"), 1);
+        let gave_up = |n: usize| {
+            let seen = Arc::clone(&seen);
+            async move {
+                for _ in 0..500 {
+                    if kinds(&seen)
+                        .iter()
+                        .filter(|k| k.starts_with("gave-up"))
+                        .count()
+                        == n
+                    {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                panic!("not given up on {n} times: {:?}", kinds(&seen));
+            }
+        };
+        assert!(lifecycle.start("a").await.is_ok());
+        gave_up(1).await;
+        // New code from the owner: its crash is restarted once more before it is given up on.
+        assert!(lifecycle.start("b").await.is_ok());
+        gave_up(2).await;
+        let once = [
+            "started",
+            "exited",
+            "restarting 1",
+            "started",
+            "exited",
+            "gave-up 1",
+        ];
+        assert_eq!(kinds(&seen), [once, once].concat());
     }
 }
