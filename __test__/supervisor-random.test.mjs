@@ -4,12 +4,13 @@
 // are exactly the serving one (retired ones are gone), and after close() none is.
 // KINDGI_RANDOM_CASES sets the number of steps.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
+import { processesNaming } from './helpers/processes.mjs';
 import { randomCases, rng } from './helpers/random-requests.mjs';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kindgi-pack-service.mjs');
@@ -37,22 +38,6 @@ function pack() {
     );
   }
   return { root, indexes };
-}
-
-/** The pids of live processes whose command line names `marker` (the pack's folder). */
-function processesNaming(marker) {
-  const pids = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
-      if (cmdline.includes(marker) && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
 }
 
 async function until(condition, what) {

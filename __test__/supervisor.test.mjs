@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
+import { processesNaming } from './helpers/processes.mjs';
 import { randomCases, sendRandomRequests } from './helpers/random-requests.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -226,6 +227,20 @@ test('a process exits by itself after close(), with its child gone', async () =>
   // The retired child is gone: its port refuses connections.
   const { port } = JSON.parse(first);
   await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
+});
+
+test('close() while a start() is still booting its child kills that child before it resolves', async () => {
+  // A copy of the index in a folder of its own, so the booting child can be told apart.
+  const dir = mkdtempSync(join(tmpdir(), 'kindgi-close-booting-'));
+  const index = join(dir, 'index.json');
+  writeFileSync(index, JSON.stringify(jsIndex));
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env });
+  await sup.listen();
+  const started = sup.start(index);
+  await until(() => processesNaming(dir).length > 0, 'the child to run');
+  await sup.close();
+  assert.deepEqual(processesNaming(dir), [], 'no child outlives close()');
+  assert.deepEqual(await started, { kind: 'err', error: { problems: ['The pack service is closing'] } });
 });
 
 test('SUP 108, 119: traceparent reaches the child; a new supervisor on the old token and port keeps the URL', async () => {

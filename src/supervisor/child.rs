@@ -5,6 +5,7 @@
 use crate::js::js_string;
 use crate::supervisor::lines::service_event;
 use serde_json::{Map, Value};
+use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -12,6 +13,9 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
+
+/// Why a start got no child: the supervisor is closing.
+pub const CLOSING: &str = "The pack service is closing";
 
 /// What to run: a program and its arguments, its whole environment, and where.
 #[derive(Debug, Clone, Default)]
@@ -103,10 +107,13 @@ impl Child {
 
 /// Spawns the child and waits until it listens: `Err` lists why it never will (it exited
 /// first, failed to spawn, or took longer than `boot_timeout`, after which it is killed).
+/// When `cancel` resolves first (the supervisor is closing) the child is killed, and the
+/// answer is `Err` once it is gone.
 pub async fn boot(
     spec: &ChildSpec,
     boot_timeout: Duration,
     lines: LineSink,
+    cancel: impl Future<Output = ()>,
 ) -> Result<Child, Vec<String>> {
     let mut command = Command::new(&spec.program);
     command
@@ -173,6 +180,11 @@ pub async fn boot(
                 "The pack service did not listen within {} ms",
                 boot_timeout.as_millis()
             )])
+        }
+        () = cancel => {
+            child.kill();
+            child.exited().await;
+            Err(vec![CLOSING.to_owned()])
         }
     }
 }
@@ -307,6 +319,7 @@ fn signal_name(number: i32) -> String {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::future::pending;
 
     fn shell(script: &str) -> ChildSpec {
         ChildSpec {
@@ -333,7 +346,7 @@ mod tests {
             // The trap is set before `listening`: a SIGTERM may come the moment it is read.
             r#"trap 'exit 0' TERM; echo "env $ONLY ${HOME:-none}"; echo '{"kind":"call","id":"x"}' >&2; echo plain >&2; echo '{"kind":"listening","port":4321}' >&2; while :; do sleep 0.05; done"#,
         );
-        let child = boot(&spec, Duration::from_secs(10), sink)
+        let child = boot(&spec, Duration::from_secs(10), sink, pending())
             .await
             .expect("it listens");
         assert_eq!(child.port, 4321);
@@ -366,7 +379,7 @@ mod tests {
         let spec = shell(
             r#"trap '' TERM; echo '{"kind":"listening","port":1}' >&2; while :; do sleep 0.05; done"#,
         );
-        let child = boot(&spec, Duration::from_secs(10), sink)
+        let child = boot(&spec, Duration::from_secs(10), sink, pending())
             .await
             .expect("listens");
         let ended = child.retire(Duration::from_millis(200)).await;
@@ -380,13 +393,20 @@ mod tests {
             &shell(r#"echo '{"time":"t","level":"error","subsystem":"pack","message":"m","problems":["Missing module: a.mjs",2],"event":"boot-failed"}' >&2; exit 1"#),
             Duration::from_secs(10),
             Arc::clone(&sink),
+            pending(),
         )
         .await;
         assert_eq!(
             failed.err(),
             Some(vec!["Missing module: a.mjs".into(), "2".into()])
         );
-        let silent = boot(&shell("exit 3"), Duration::from_secs(10), Arc::clone(&sink)).await;
+        let silent = boot(
+            &shell("exit 3"),
+            Duration::from_secs(10),
+            Arc::clone(&sink),
+            pending(),
+        )
+        .await;
         assert_eq!(
             silent.err(),
             Some(vec!["The pack service exited (3) before listening".into()])
@@ -395,17 +415,42 @@ mod tests {
             &shell("sleep 5"),
             Duration::from_millis(100),
             Arc::clone(&sink),
+            pending(),
         )
         .await;
         assert_eq!(
             slow.err(),
             Some(vec!["The pack service did not listen within 100 ms".into()])
         );
+        // Cancelled (the supervisor closing): killed, and gone before the answer.
+        let (pid_tx, pid_rx) = oneshot::channel();
+        let pid_sink: LineSink = Arc::new({
+            let pid_tx = Mutex::new(Some(pid_tx));
+            move |line| {
+                if let ChildLine::Output { line, .. } = line {
+                    if let Some(tx) = pid_tx.lock().ok().and_then(|mut t| t.take()) {
+                        let _ = tx.send(line);
+                    }
+                }
+            }
+        });
+        let cancelled = boot(
+            &shell("echo $$; exec sleep 30"),
+            Duration::from_secs(60),
+            pid_sink,
+            async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            },
+        )
+        .await;
+        assert_eq!(cancelled.err(), Some(vec![CLOSING.to_owned()]));
+        let pid = pid_rx.await.expect("the child said its pid");
+        assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
         let missing = ChildSpec {
             program: "/no/such/program".into(),
             ..ChildSpec::default()
         };
-        let refused = boot(&missing, Duration::from_secs(1), sink).await;
+        let refused = boot(&missing, Duration::from_secs(1), sink, pending()).await;
         assert!(refused.is_err_and(|p| p.len() == 1 && !p[0].is_empty()));
     }
 }

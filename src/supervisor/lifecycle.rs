@@ -5,7 +5,7 @@
 //! is given up on instead of restarted forever. The owner's own `start` (new code) that boots
 //! gives the next crash a fresh count; a restart's boot does not.
 
-use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink};
+use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink, CLOSING};
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::future::Future;
@@ -75,7 +75,31 @@ pub struct Lifecycle {
     launch: Launch,
     events: EventSink,
     state: Mutex<State>,
+    /// Set only with `state` locked, so the front's view never lags a later change.
     serving_port: watch::Sender<Option<u16>>,
+    /// True from `begin_close` on: boots in progress kill their child and give up.
+    closing: watch::Sender<bool>,
+    /// Starts in progress, which `close` waits out so that no child outlives it.
+    starting: watch::Sender<usize>,
+}
+
+/// Why a restart's child that booted does not serve: the owner stopped the supervisor meanwhile.
+const STOPPED: &str = "The pack service was stopped while it booted";
+
+/// Counts one start in progress for as long as it lives.
+struct Starting<'a>(&'a watch::Sender<usize>);
+
+impl<'a> Starting<'a> {
+    fn new(starting: &'a watch::Sender<usize>) -> Self {
+        starting.send_modify(|n| *n += 1);
+        Starting(starting)
+    }
+}
+
+impl Drop for Starting<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 impl Lifecycle {
@@ -86,6 +110,8 @@ impl Lifecycle {
             events,
             state: Mutex::new(State::default()),
             serving_port: watch::channel(None).0,
+            closing: watch::channel(false).0,
+            starting: watch::channel(0).0,
         })
     }
 
@@ -124,19 +150,28 @@ impl Lifecycle {
     ) -> Result<u16, Vec<String>> {
         let closing = self
             .with_state(|state| {
-                state.stopped = false;
+                // The owner's start undoes a stop; a restart never does.
+                if by_owner {
+                    state.stopped = false;
+                }
                 state.closing
             })
             .unwrap_or(true);
         if closing {
-            return Err(vec!["The pack service is closing".into()]);
+            return Err(vec![CLOSING.into()]);
         }
+        let _starting = Starting::new(&self.starting);
+        let mut closed = self.closing.subscribe();
+        let close_begins = async move {
+            let _ = closed.wait_for(|closing| *closing).await;
+        };
         let booted = match (self.launch)(index_path.to_owned()).await {
-            Ok(spec) => boot(&spec, self.options.boot_timeout, self.lines()).await,
+            Ok(spec) => boot(&spec, self.options.boot_timeout, self.lines(), close_begins).await,
             Err(reason) => Err(vec![reason]),
         };
         let child = match booted {
             Ok(child) => Arc::new(child),
+            Err(problems) if *self.closing.borrow() => return Err(problems),
             Err(problems) => {
                 (self.events)(SupervisorEvent::BootFailed {
                     problems: problems.clone(),
@@ -145,17 +180,33 @@ impl Lifecycle {
             }
         };
         let port = child.port;
-        let previous = self
+        // A close that began as the child came up, or a stop during a restart's boot: it
+        // never serves.
+        let installed = self
             .with_state(|state| {
+                if state.closing {
+                    return Err(CLOSING);
+                }
+                if !by_owner && state.stopped {
+                    return Err(STOPPED);
+                }
                 if by_owner {
                     state.restarts.clear();
                 }
-                state
+                let previous = state
                     .serving
-                    .replace((Arc::clone(&child), index_path.to_owned()))
+                    .replace((Arc::clone(&child), index_path.to_owned()));
+                self.serving_port.send_replace(Some(port));
+                Ok(previous)
             })
-            .flatten();
-        self.serving_port.send_replace(Some(port));
+            .unwrap_or(Err(CLOSING));
+        let previous = match installed {
+            Ok(previous) => previous,
+            Err(reason) => {
+                child.retire(self.options.stop_grace).await;
+                return Err(vec![reason.into()]);
+            }
+        };
         (self.events)(SupervisorEvent::Started {
             port,
             index_path: index_path.to_owned(),
@@ -186,11 +237,11 @@ impl Lifecycle {
                     if !still_serving || state.stopped || state.closing {
                         return None;
                     }
+                    lifecycle.serving_port.send_replace(None);
                     state.serving.take().map(|(_, index)| index)
                 })
                 .flatten();
             let Some(index) = index else { return };
-            lifecycle.serving_port.send_replace(None);
             (lifecycle.events)(SupervisorEvent::Exited(ended));
             lifecycle.recover(index).await;
         });
@@ -248,23 +299,28 @@ impl Lifecycle {
         let serving = self
             .with_state(|state| {
                 state.stopped = true;
+                self.serving_port.send_replace(None);
                 state.serving.take()
             })
             .flatten();
-        self.serving_port.send_replace(None);
         if let Some((child, _)) = serving {
             child.retire(self.options.stop_grace).await;
         }
     }
 
-    /// From now on a child that exits is expected, and none starts again.
+    /// From now on a child that exits is expected, and none starts again; children still
+    /// booting are killed.
     pub fn begin_close(&self) {
         self.with_state(|state| state.closing = true);
+        self.closing.send_replace(true);
     }
 
+    /// Closes, retires the serving child, and waits out every start still in progress, so no
+    /// child outlives this.
     pub async fn close(&self) {
         self.begin_close();
         self.stop().await;
+        let _ = self.starting.subscribe().wait_for(|n| *n == 0).await;
     }
 }
 
@@ -296,7 +352,11 @@ mod tests {
         };
         let launch: Launch = Arc::new(move |index| {
             let port = next.fetch_add(1, Ordering::Relaxed);
-            let script = if index == "broken" {
+            let script = if let Some(marker) = index.strip_prefix("slow:") {
+                // Listens only after a while; the marker names it among the processes.
+                // (Short sleeps: a killed shell's last one outlives it, holding its pipes.)
+                format!("i=0; while [ $i -lt 40 ]; do sleep 0.05; i=$((i+1)); done; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail} # {marker}")
+            } else if index == "broken" {
                 "echo '{\"kind\":\"boot-failed\",\"problems\":[\"Missing module: a.mjs\"]}' >&2; exit 1".to_owned()
             } else {
                 // The trap is set before `listening`: a retire may come the moment it is read.
@@ -382,6 +442,64 @@ mod tests {
                 "gave-up 2"
             ]
         );
+        assert_eq!(*lifecycle.serving().borrow(), None);
+    }
+
+    /// Whether a live process's command line holds `marker`.
+    fn alive_with(marker: &str) -> bool {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| {
+                std::fs::read(entry.path().join("cmdline"))
+                    .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+            })
+    }
+
+    #[tokio::test]
+    async fn close_kills_a_child_still_booting_and_waits_for_it() {
+        let (lifecycle, seen) = lifecycle(None, 3);
+        let marker = format!("booting-{}", std::process::id());
+        let index = format!("slow:{marker}");
+        let (started, ()) = tokio::join!(lifecycle.start(&index), async {
+            // Until the child runs, then close while it has not listened yet.
+            for _ in 0..500 {
+                if alive_with(&marker) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            lifecycle.close().await;
+            // close() returned: the booting child is gone already.
+            assert!(!alive_with(&marker));
+        });
+        assert_eq!(started, Err(vec![CLOSING.to_owned()]));
+        assert_eq!(*lifecycle.serving().borrow(), None);
+        assert_eq!(kinds(&seen), Vec::<String>::new());
+    }
+
+    #[tokio::test]
+    async fn a_stop_during_a_restarts_boot_leaves_nothing_serving() {
+        let (lifecycle, seen) = lifecycle(Some("0.05"), 3);
+        let marker = format!("restart-{}", std::process::id());
+        assert!(lifecycle.start(&format!("slow:{marker}")).await.is_ok());
+        // The child crashes, and its restart is booting (slowly) when the owner stops.
+        for _ in 0..1000 {
+            if kinds(&seen).iter().any(|k| k == "restarting 1") && alive_with(&marker) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        lifecycle.stop().await;
+        for _ in 0..1000 {
+            if !alive_with(&marker) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!alive_with(&marker), "the restart's child was retired");
+        assert_eq!(kinds(&seen), ["started", "exited", "restarting 1"]);
         assert_eq!(*lifecycle.serving().borrow(), None);
     }
 
