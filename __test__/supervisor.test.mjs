@@ -243,6 +243,25 @@ test('close() while a start() is still booting its child kills that child before
   assert.deepEqual(await started, { kind: 'err', error: { problems: ['The pack service is closing'] } });
 });
 
+test('a pack that writes bytes that are not UTF-8 while it loads still boots, its lines read as readline reads them', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'kindgi-noisy-'));
+  writeFileSync(join(root, 'noisy.mjs'), "process.stderr.write(Buffer.from('caf\\xe9\\nx\\ry\\n', 'latin1'));\nexport default (input) => input;\n");
+  const index = join(root, 'index.json');
+  writeFileSync(index, JSON.stringify({
+    v: 1, packId: 'noisy', packVersion: '1.0.0', artifactVersion: '1', agents: [], flows: [], guardrails: [],
+    tools: [{ id: 'noisy', modulePath: 'noisy.mjs', input: { type: 'object' }, output: { type: 'object' } }],
+  }));
+  const logs = [];
+  const sup = createPackServiceSupervisor({ command, moduleRoot: root, env, onLog: (line, stream) => logs.push([stream, line]) });
+  try {
+    await sup.listen();
+    assert.equal((await sup.start(index)).kind, 'ok');
+    assert.deepEqual(logs.filter(([stream]) => stream === 'stderr'), [['stderr', 'caf\uFFFD'], ['stderr', 'x'], ['stderr', 'y']]);
+  } finally {
+    await sup.close();
+  }
+});
+
 test('SUP 108, 119: traceparent reaches the child; a new supervisor on the old token and port keeps the URL', async () => {
   const events = [];
   const first = createPackServiceSupervisor({ command, moduleRoot: packRoot, env, onEvent: (e) => events.push(e) });

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
 
@@ -236,10 +236,49 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
     }
 }
 
-async fn read_lines(stream: impl AsyncRead + Unpin, mut on_line: impl FnMut(String)) {
-    let mut reader = BufReader::new(stream).lines();
-    while let Ok(Some(line)) = reader.next_line().await {
-        on_line(line);
+/// Reads `stream` to its end, line by line as Node's `readline` splits and decodes it: a line
+/// ends at `\n`, `\r\n` or a lone `\r`, bytes that are not UTF-8 become U+FFFD, and the last
+/// line needs no ending. (Stopping at the first bad byte would leave the child's pipe unread:
+/// a `listening` line after it never seen, and a child that blocks once the pipe fills.)
+async fn read_lines(mut stream: impl AsyncRead + Unpin, mut on_line: impl FnMut(String)) {
+    let mut lines = LineSplitter::default();
+    let mut buffer = [0u8; 8192];
+    while let Ok(read @ 1..) = stream.read(&mut buffer).await {
+        lines.push(&buffer[..read], &mut on_line);
+    }
+    lines.finish(&mut on_line);
+}
+
+/// Bytes in, lines out (see [`read_lines`]).
+#[derive(Default)]
+struct LineSplitter {
+    line: Vec<u8>,
+    /// The last byte seen was a `\r`: a `\n` right after it ends nothing more.
+    after_cr: bool,
+}
+
+impl LineSplitter {
+    fn push(&mut self, mut bytes: &[u8], on_line: &mut impl FnMut(String)) {
+        if self.after_cr && bytes.first() == Some(&b'\n') {
+            bytes = &bytes[1..];
+        }
+        self.after_cr = false;
+        while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.line.extend_from_slice(&bytes[..end]);
+            on_line(String::from_utf8_lossy(&self.line).into_owned());
+            self.line.clear();
+            let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
+            self.after_cr = bytes[end] == b'\r' && end + 1 == bytes.len();
+            bytes = &bytes[end + 1 + usize::from(crlf)..];
+        }
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn finish(&mut self, on_line: &mut impl FnMut(String)) {
+        if !self.line.is_empty() {
+            on_line(String::from_utf8_lossy(&self.line).into_owned());
+            self.line.clear();
+        }
     }
 }
 
@@ -384,6 +423,54 @@ mod tests {
             .expect("listens");
         let ended = child.retire(Duration::from_millis(200)).await;
         assert_eq!(ended.signal.as_deref(), Some("SIGKILL"));
+    }
+
+    fn split(chunks: &[&[u8]]) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut splitter = LineSplitter::default();
+        for chunk in chunks {
+            splitter.push(chunk, &mut |line| lines.push(line));
+        }
+        splitter.finish(&mut |line| lines.push(line));
+        lines
+    }
+
+    #[test]
+    fn lines_split_and_decode_as_readline_does() {
+        assert_eq!(
+            split(&[b"a\nb\r\nc\rd\n\ne"]),
+            ["a", "b", "c", "d", "", "e"]
+        );
+        // A \r\n split across reads is one ending; \r\r is two.
+        assert_eq!(split(&[b"a\r", b"\nb\r", b"\r", b"c"]), ["a", "b", "", "c"]);
+        // Bytes that are not UTF-8 become U+FFFD, and the reading goes on.
+        assert_eq!(
+            split(&[b"caf\xe9\n\xff\xfeok", b"\n{\"kind\":1}\n"]),
+            ["caf\u{fffd}", "\u{fffd}\u{fffd}ok", "{\"kind\":1}"]
+        );
+        // A character split across reads survives.
+        assert_eq!(
+            split(&["é".as_bytes()[..1].as_ref(), &"é\n".as_bytes()[1..]]),
+            ["é"]
+        );
+        assert_eq!(split(&[b"", b"x"]), ["x"]);
+    }
+
+    #[tokio::test]
+    async fn a_child_that_writes_bytes_that_are_not_utf8_still_boots() {
+        let (sink, seen) = collect();
+        let spec = shell(
+            r#"trap 'exit 0' TERM; printf 'caf\351\n' >&2; echo '{"kind":"listening","port":4322}' >&2; while :; do sleep 0.05; done"#,
+        );
+        let child = boot(&spec, Duration::from_secs(10), sink, pending())
+            .await
+            .expect("it listens after a line that is not UTF-8");
+        assert_eq!(child.port, 4322);
+        child.retire(Duration::from_secs(5)).await;
+        let lines = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        assert!(lines.iter().any(
+            |l| matches!(l, ChildLine::Output { line, stderr: true } if line == "caf\u{fffd}")
+        ));
     }
 
     #[tokio::test]
