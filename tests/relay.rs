@@ -19,7 +19,7 @@ use kindgi_handler_runtime_native::service::server::serve;
 use kindgi_handler_runtime_native::service::server::serve_handler;
 use kindgi_handler_runtime_native::supervisor::front::Front;
 use kindgi_handler_runtime_native::supervisor::relay::{
-    Relay, RelayCall, RelayOutcome, RelayRoute,
+    AnswerLimit, Relay, RelayCall, RelayOutcome, RelayRoute,
 };
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -560,4 +560,59 @@ async fn a_misbehaving_child_gets_each_call_its_own_outcome() {
             "{outcome:?}"
         );
     }
+}
+
+/// A child that reads requests and answers each `delay` later, or never.
+async fn slow_child(delay: Option<Duration>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buffer = [0u8; 4096];
+                while let Ok(1..) = stream.read(&mut buffer).await {
+                    let Some(delay) = delay else { continue };
+                    tokio::time::sleep(delay).await;
+                    let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
+                    if stream.write_all(answer).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_that_never_answers_fails_the_call_after_its_limit() {
+    let limit = AnswerLimit {
+        default_deadline: Duration::from_millis(100),
+        grace: Duration::from_millis(100),
+    };
+    let relay = Relay::with_answer_limit(TOKEN.into(), limit);
+    let wedged = slow_child(None).await;
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(10),
+        relay.forward(Some(wedged), &info()),
+    )
+    .await
+    .expect("the relay gives up by itself");
+    assert_eq!(
+        outcome,
+        RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
+    );
+    // A call whose deadline is longer waits for its answer past the default.
+    let slow = slow_child(Some(Duration::from_millis(300))).await;
+    let call = RelayCall {
+        timeout_ms: Some(2_000.0),
+        ..info()
+    };
+    assert!(answered(&relay.forward(Some(slow), &call).await));
+    // A deadline no Duration holds waits as long as there is, without overflowing.
+    let endless = RelayCall {
+        timeout_ms: Some(f64::MAX),
+        ..info()
+    };
+    assert!(answered(&relay.forward(Some(slow), &endless).await));
 }

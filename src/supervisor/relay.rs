@@ -139,17 +139,58 @@ impl ChildConnection {
     }
 }
 
+/// How long a forwarded call waits for its answer. A child answers every call by its deadline
+/// (`deadline-exceeded` at the latest); one that has not answered `grace` after it is wedged
+/// (a handler blocking its event loop, say), and the call fails instead of waiting forever.
+/// The deadline counted is never under `default_deadline`, the services' own default, so no
+/// child's reading of `kindgi-timeout-ms` can make the wait too short.
+#[derive(Debug, Clone, Copy)]
+pub struct AnswerLimit {
+    pub default_deadline: Duration,
+    pub grace: Duration,
+}
+
+impl Default for AnswerLimit {
+    fn default() -> Self {
+        AnswerLimit {
+            default_deadline: Duration::from_secs(120),
+            grace: Duration::from_secs(30),
+        }
+    }
+}
+
+impl AnswerLimit {
+    fn for_call(&self, timeout_ms: Option<f64>) -> Duration {
+        let deadline = match timeout_ms {
+            // Longer than a Duration holds: as long as there is.
+            Some(ms) if ms > 0.0 => {
+                Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX)
+            }
+            _ => Duration::ZERO,
+        };
+        deadline
+            .max(self.default_deadline)
+            .saturating_add(self.grace)
+    }
+}
+
 /// Forwards calls to a child on loopback, keeping connections alive between calls.
 pub struct Relay {
     idle: Mutex<Vec<ChildConnection>>,
     token: String,
+    answer_limit: AnswerLimit,
 }
 
 impl Relay {
     pub fn new(token: String) -> Relay {
+        Relay::with_answer_limit(token, AnswerLimit::default())
+    }
+
+    pub fn with_answer_limit(token: String, answer_limit: AnswerLimit) -> Relay {
         Relay {
             idle: Mutex::new(Vec::new()),
             token,
+            answer_limit,
         }
     }
 
@@ -182,6 +223,14 @@ impl Relay {
         let Some(port) = port else {
             return RelayOutcome::Unavailable("no pack service".into());
         };
+        // Past the limit the exchange is dropped, and its connection with it.
+        let limit = self.answer_limit.for_call(call.timeout_ms);
+        tokio::time::timeout(limit, self.exchange(port, call))
+            .await
+            .unwrap_or_else(|_| did_not_answer())
+    }
+
+    async fn exchange(&self, port: u16, call: &RelayCall) -> RelayOutcome {
         let mut request = match self.request(port, call) {
             Ok(request) => request,
             Err(reason) => return RelayOutcome::Failed(reason),
@@ -283,4 +332,22 @@ impl Relay {
 fn did_not_answer() -> RelayOutcome {
     // Node's fetch says only this; the cause is in its `cause`.
     RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_waits_for_the_longer_of_its_deadline_and_the_default_plus_grace() {
+        let limit = AnswerLimit::default();
+        let secs = |s: u64| Duration::from_secs(s);
+        assert_eq!(limit.for_call(None), secs(150));
+        assert_eq!(limit.for_call(Some(5_000.0)), secs(150));
+        assert_eq!(limit.for_call(Some(600_000.0)), secs(630));
+        assert_eq!(limit.for_call(Some(1.5)), secs(150));
+        // What no Duration holds waits as long as there is.
+        assert_eq!(limit.for_call(Some(f64::MAX)), Duration::MAX);
+        assert_eq!(limit.for_call(Some(f64::NAN)), secs(150));
+    }
 }
