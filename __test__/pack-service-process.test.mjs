@@ -62,12 +62,16 @@ test('listens, hides the token and undeclared variables from pack code, drains o
   const env = await (await invoke(port, call('fixture.env'))).json();
   assert.deepEqual(env.output, { tokenVisible: false });
 
-  const slow = invoke(port, call('fixture.sleep', { ms: 300 }));
+  const slow = invoke(port, call('fixture.sleep', { ms: 600 }));
   await new Promise((r) => setTimeout(r, 50));
+  run.child.kill('SIGTERM');
+  // A second SIGTERM while it drains does not cut the call short (TypeScript's would: its
+  // listener is gone after the first, and the signal's default action kills the process).
+  while (!run.lines.some((l) => l.kind === 'draining')) await new Promise((r) => setTimeout(r, 5));
   run.child.kill('SIGTERM');
   const answered = await slow;
   assert.equal(answered.status, 200);
-  assert.deepEqual(await answered.json(), { v: 2, kind: 'result', output: { slept: 300 } });
+  assert.deepEqual(await answered.json(), { v: 2, kind: 'result', output: { slept: 600 } });
   assert.equal(await run.exited, 0);
   assert.deepEqual(
     run.lines.map((l) => l.kind).filter((k) => k === 'draining' || k === 'stopped'),

@@ -27,9 +27,17 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
     logs.event('boot-failed', 'The pack service failed to boot', { problems: started.problems });
     return 1;
   }
-  await new Promise((resolveSignal) => process.once('SIGTERM', resolveSignal));
+  // The listener stays through the drain: a second SIGTERM would otherwise kill the process
+  // at once (the signal's default action) and lose the calls in flight. The drain is bounded.
+  let signalled;
+  const terminated = new Promise((resolveSignal) => {
+    signalled = resolveSignal;
+  });
+  process.on('SIGTERM', signalled);
+  await terminated;
   logs.event('draining', 'Draining: finishing the calls in flight');
   await started.value.stop(PACK_SERVICE_DRAIN_MS);
+  process.off('SIGTERM', signalled);
   logs.event('stopped', 'Stopped');
   return 0;
 }
