@@ -1,0 +1,113 @@
+// `kindgi-pack-dev`: its arguments, and the process: a front, swaps when the pack's files
+// change, a failed boot that keeps the old child, and Ctrl-C closing it with its child.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readDevArgs } from '../lib/pack-dev.js';
+import { processesNaming } from './helpers/processes.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'bin', 'kindgi-pack-dev.mjs');
+const fixture = join(here, 'fixtures', 'js-pack');
+
+test('arguments: defaults, a command after --, and every problem at once', () => {
+  const { value } = readDevArgs(['--index', '/p/index.json']);
+  assert.equal(value.moduleRoot, '/p');
+  assert.equal(value.watch, true);
+  assert.equal(value.command[0], process.execPath);
+  assert.match(value.command[1], /kindgi-pack-service\.mjs$/);
+  const custom = readDevArgs(['--index', 'i.json', '--module-root', '/m', '--port', '9', '--no-watch', '--', 'python', '-m', 'kindgi.pack', 'serve']).value;
+  assert.deepEqual([custom.moduleRoot, custom.port, custom.watch, custom.command], ['/m', 9, false, ['python', '-m', 'kindgi.pack', 'serve']]);
+  assert.deepEqual(readDevArgs(['--port', 'x', '--nope', '--token']).problems, [
+    'Unknown argument "--nope"',
+    '--token needs a value',
+    '--index is required',
+    '--port must be a port number, not "x"',
+  ]);
+  assert.deepEqual(readDevArgs(['--index', 'i.json', '--']).problems, ["'--' needs a command after it"]);
+});
+
+/** Spawns the CLI with --json; `next(kind)` resolves with the next event of that kind. */
+function launch(args) {
+  const child = spawn(process.execPath, [bin, '--json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const events = [];
+  const waiting = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let at;
+    while ((at = buffered.indexOf('\n')) >= 0) {
+      const event = JSON.parse(buffered.slice(0, at));
+      buffered = buffered.slice(at + 1);
+      events.push(event);
+      for (const w of waiting.filter((w) => w.kind === event.kind && events.filter((e) => e.kind === w.kind).length >= w.count)) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.resolve(event);
+      }
+    }
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  /** The `count`-th event of `kind` (1 = the first). */
+  const nth = (kind, count) => {
+    const seen = events.filter((e) => e.kind === kind);
+    if (seen.length >= count) return Promise.resolve(seen[count - 1]);
+    return new Promise((resolve) => waiting.push({ kind, count, resolve }));
+  };
+  return { child, events, exited, nth };
+}
+
+test('serves through a front, swaps when the pack changes, keeps the old child when a boot fails, closes on SIGINT', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'kindgi-pack-dev-'));
+  cpSync(fixture, root, { recursive: true });
+  const index = join(root, 'index.json');
+  const run = launch(['--index', index]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  const invoke = async () => {
+    const res = await fetch(`${front.url}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': front.token },
+      body: '{"v":2,"kind":"invoke","tool":{"id":"fixture.echo"},"input":{"text":"hi"},"ctx":{"tenantId":"t","runId":"r"}}',
+    });
+    return { version: res.headers.get('kindgi-artifact-version'), text: await res.text() };
+  };
+  assert.deepEqual(await invoke(), { version: '20260101.1', text: '{"v":2,"kind":"result","output":{"text":"hi","n":1}}' });
+
+  // The code changes: a new child serves the same URL.
+  const original = JSON.parse(readFileSync(index, 'utf8'));
+  writeFileSync(index, JSON.stringify({ ...original, artifactVersion: '20260202.2' }));
+  await run.nth('started', 2);
+  assert.equal((await invoke()).version, '20260202.2');
+
+  // A change that breaks the pack: the boot fails and the running child keeps serving.
+  writeFileSync(index, '{ not json');
+  const failed = await run.nth('boot-failed', 1);
+  assert.match(failed.problems[0], /index/i);
+  assert.equal((await invoke()).version, '20260202.2');
+
+  run.child.kill('SIGINT');
+  assert.equal(await run.exited, 0);
+  assert.equal(run.events.at(-1).kind, 'closed');
+  assert.deepEqual(processesNaming(root), [], 'no child outlives the CLI');
+});
+
+test('a command after -- is the child; one that cannot run is a failed boot, and SIGTERM still closes', async () => {
+  const run = launch(['--index', join(fixture, 'index.json'), '--no-watch', '--', '/no/such/program']);
+  const failed = await run.nth('boot-failed', 1);
+  assert.match(failed.problems[0], /ENOENT|No such file/);
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+test('bad arguments print the problems and the usage, and exit 2', async () => {
+  const child = spawn(process.execPath, [bin, '--port', '70000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  assert.equal(code, 2);
+  assert.match(out, /^--index is required\n--port must be a port number, not "70000"\nUsage: kindgi-pack-dev/);
+});

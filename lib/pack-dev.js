@@ -1,0 +1,148 @@
+// `kindgi-pack-dev`: a development loop on the supervisor, as `kindgi dev` runs it. One front
+// on a fixed address and token; the pack service as a child behind it, swapped whenever a file
+// under the module root (or the index) changes; Ctrl-C or SIGTERM closes it, child included.
+import { watch } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPackServiceSupervisor } from './supervisor.js';
+
+const SERVICE_BIN = fileURLToPath(new URL('../bin/kindgi-pack-service.mjs', import.meta.url));
+/** Changes closer together than this are one change (an editor writes a file in steps). */
+const SETTLE_MS = 100;
+
+export const USAGE = `Usage: kindgi-pack-dev --index <index.json> [--module-root <dir>] [--host <address>]
+                       [--port <n>] [--token <token>] [--no-watch] [--json] [-- <command...>]
+
+Serves a pack through a supervisor front and swaps its pack service whenever a file under
+the module root changes. The child is this package's kindgi-pack-service unless a command
+follows '--' (any pack service with the process contract, e.g. python -m kindgi.pack serve).
+--json writes every event as one JSON line on stdout.`;
+
+/** Reads the arguments; `{ problems }` when they do not make a configuration. */
+export function readDevArgs(argv) {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const command = split < 0 ? undefined : argv.slice(split + 1);
+  const problems = [];
+  const options = { watch: true, json: false };
+  const valued = { '--index': 'index', '--module-root': 'moduleRoot', '--host': 'host', '--port': 'port', '--token': 'token' };
+  for (let i = 0; i < own.length; i += 1) {
+    const arg = own[i];
+    if (arg === '--no-watch') options.watch = false;
+    else if (arg === '--json') options.json = true;
+    else if (arg in valued) {
+      const value = own[i + 1];
+      if (value === undefined || value.startsWith('--')) problems.push(`${arg} needs a value`);
+      else options[valued[arg]] = value;
+      i += 1;
+    } else problems.push(`Unknown argument ${JSON.stringify(arg)}`);
+  }
+  if (options.index === undefined) problems.push('--index is required');
+  if (options.port !== undefined) {
+    const port = Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`--port must be a port number, not ${JSON.stringify(options.port)}`);
+    options.port = port;
+  }
+  if (command !== undefined && command.length === 0) problems.push("'--' needs a command after it");
+  if (problems.length > 0) return { problems };
+  const index = resolve(options.index);
+  return {
+    value: {
+      ...options,
+      index,
+      moduleRoot: resolve(options.moduleRoot ?? dirname(index)),
+      command: command ?? [process.execPath, SERVICE_BIN],
+    },
+  };
+}
+
+/**
+ * Runs the loop until `signal` aborts (the bin aborts it on SIGINT or SIGTERM). `print(text)`
+ * gets each line for the terminal. Resolves with the exit code.
+ */
+export async function devMain(argv, { env = process.env, print = (text) => process.stdout.write(`${text}\n`), signal } = {}) {
+  const read = readDevArgs(argv);
+  if (read.problems !== undefined) {
+    for (const problem of read.problems) print(problem);
+    print(USAGE);
+    return 2;
+  }
+  const config = read.value;
+  const say = (event, text) => print(config.json ? JSON.stringify(event) : text);
+  const indexStat = await stat(config.index).catch(() => undefined);
+  if (indexStat === undefined || !indexStat.isFile()) {
+    say({ kind: 'error', message: `No index at ${config.index}` }, `No index at ${config.index}`);
+    return 1;
+  }
+  const childEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string'));
+  let supervisor;
+  try {
+    supervisor = createPackServiceSupervisor({
+      command: config.command,
+      moduleRoot: config.moduleRoot,
+      env: async () => childEnv,
+      ...(config.host !== undefined && { host: config.host }),
+      ...(config.port !== undefined && { port: config.port }),
+      ...(config.token !== undefined && { token: config.token }),
+      onLog: (line, stream) => say({ kind: 'output', stream, line }, line),
+      onEvent: (event) => say(event, describe(event)),
+    });
+  } catch (error) {
+    say({ kind: 'error', code: error.code, message: error.message }, error.message);
+    return 1;
+  }
+  const closed = new Promise((resolveClosed) => {
+    if (signal?.aborted) resolveClosed();
+    signal?.addEventListener('abort', resolveClosed, { once: true });
+  }).then(() => supervisor.beginClose());
+  let watcher;
+  try {
+    const front = await supervisor.listen();
+    say({ kind: 'front', url: front.url, port: front.port, token: supervisor.token }, `Front: ${front.url}  token: ${supervisor.token}`);
+    await supervisor.start(config.index);
+    if (config.watch) watcher = watchPack(config, () => supervisor.start(config.index));
+    await closed;
+  } catch (error) {
+    say({ kind: 'error', code: error.code, message: error.message }, error.message);
+    return 1;
+  } finally {
+    watcher?.close();
+    await supervisor.close();
+  }
+  say({ kind: 'closed' }, 'Closed.');
+  return 0;
+}
+
+/** Calls `restart` once changes under the module root (or to the index) have settled. */
+function watchPack(config, restart) {
+  let timer;
+  let running = Promise.resolve();
+  const changed = () => {
+    clearTimeout(timer);
+    // One start at a time: a change during a boot starts again after it.
+    timer = setTimeout(() => {
+      running = running.then(restart, restart);
+    }, SETTLE_MS);
+  };
+  const watchers = [watch(config.moduleRoot, { recursive: true }, changed)];
+  if (!config.index.startsWith(config.moduleRoot + '/')) watchers.push(watch(config.index, changed));
+  return {
+    close() {
+      clearTimeout(timer);
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+function describe(event) {
+  switch (event.kind) {
+    case 'started': return `Serving ${event.indexPath} (child port ${event.port})`;
+    case 'boot-failed': return `Boot failed, the previous child keeps serving:\n  ${event.problems.join('\n  ')}`;
+    case 'exited': return `The pack service exited (${event.signal ?? event.code})`;
+    case 'restarting': return `Restarting (attempt ${event.attempt})`;
+    case 'gave-up': return `Gave up after ${event.attempts} restarts; the next change starts it again`;
+    // The service's records: their level and message (the JSON line with --json).
+    default: return typeof event.event?.message === 'string' ? `${event.event.level ?? ''} ${event.event.message}`.trim() : event.line;
+  }
+}
