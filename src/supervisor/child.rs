@@ -17,6 +17,10 @@ use tokio::sync::{oneshot, watch};
 /// Why a start got no child: the supervisor is closing.
 pub const CLOSING: &str = "The pack service is closing";
 
+/// How long a child's exit waits for the rest of its output (its pipes close as it exits,
+/// unless a process it started still holds them).
+const LINES_AFTER_EXIT: Duration = Duration::from_millis(500);
+
 /// What to run: a program and its arguments, its whole environment, and where.
 #[derive(Debug, Clone, Default)]
 pub struct ChildSpec {
@@ -154,10 +158,15 @@ pub async fn boot(
     let (exit_tx, exit) = watch::channel(None);
     tokio::spawn(async move {
         let status = process.wait().await;
-        // The last lines before the exit are read before it is reported.
-        for reader in readers.into_iter().flatten() {
-            let _ = reader.await;
-        }
+        // The last lines before the exit are read before it is reported, but a process the
+        // child left behind holding its pipes (a wrapper script's server) does not hold the
+        // report back: the readers go on without it.
+        let _ = tokio::time::timeout(LINES_AFTER_EXIT, async {
+            for reader in readers.into_iter().flatten() {
+                let _ = reader.await;
+            }
+        })
+        .await;
         let _ = exit_tx.send(Some(match status {
             Ok(status) => exit_of(status),
             Err(_) => ChildExit {
@@ -259,6 +268,9 @@ struct LineSplitter {
 
 impl LineSplitter {
     fn push(&mut self, mut bytes: &[u8], on_line: &mut impl FnMut(String)) {
+        if bytes.is_empty() {
+            return;
+        }
         if self.after_cr && bytes.first() == Some(&b'\n') {
             bytes = &bytes[1..];
         }
@@ -471,6 +483,41 @@ mod tests {
         assert!(lines.iter().any(
             |l| matches!(l, ChildLine::Output { line, stderr: true } if line == "caf\u{fffd}")
         ));
+    }
+
+    #[tokio::test]
+    async fn a_child_whose_pipes_outlive_it_is_still_seen_to_exit() {
+        let (sink, seen) = collect();
+        // A wrapper script: it leaves a process behind that holds its stdout and stderr.
+        let spec = shell(
+            r#"trap 'exit 0' TERM; sleep 300 & echo "$!"; echo '{"kind":"listening","port":4323}' >&2; while :; do sleep 0.05; done"#,
+        );
+        let child = boot(&spec, Duration::from_secs(10), sink, pending())
+            .await
+            .expect("it listens");
+        let ended = tokio::time::timeout(
+            Duration::from_secs(20),
+            child.retire(Duration::from_secs(5)),
+        )
+        .await
+        .expect("the exit is reported while the left-behind process still runs");
+        assert_eq!(ended.code, Some(0));
+        let left = seen.lock().ok().and_then(|lines| {
+            lines.iter().find_map(|l| match l {
+                ChildLine::Output {
+                    line,
+                    stderr: false,
+                } => line.parse::<i32>().ok(),
+                _ => None,
+            })
+        });
+        if let Some(pid) = left {
+            // SAFETY: kill(2) only sends a signal.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        assert!(left.is_some(), "the script said which process it left");
     }
 
     #[tokio::test]

@@ -148,19 +148,19 @@ impl Lifecycle {
         index_path: &str,
         by_owner: bool,
     ) -> Result<u16, Vec<String>> {
-        let closing = self
+        // Counted under the lock that `begin_close` takes, so `close` waits for this start.
+        let starting = self
             .with_state(|state| {
                 // The owner's start undoes a stop; a restart never does.
                 if by_owner {
                     state.stopped = false;
                 }
-                state.closing
+                (!state.closing).then(|| Starting::new(&self.starting))
             })
-            .unwrap_or(true);
-        if closing {
+            .flatten();
+        let Some(_starting) = starting else {
             return Err(vec![CLOSING.into()]);
-        }
-        let _starting = Starting::new(&self.starting);
+        };
         let mut closed = self.closing.subscribe();
         let close_begins = async move {
             let _ = closed.wait_for(|closing| *closing).await;
@@ -311,8 +311,10 @@ impl Lifecycle {
     /// From now on a child that exits is expected, and none starts again; children still
     /// booting are killed.
     pub fn begin_close(&self) {
-        self.with_state(|state| state.closing = true);
-        self.closing.send_replace(true);
+        self.with_state(|state| {
+            state.closing = true;
+            self.closing.send_replace(true);
+        });
     }
 
     /// Closes, retires the serving child, and waits out every start still in progress, so no
