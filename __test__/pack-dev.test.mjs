@@ -50,7 +50,8 @@ function launch(args) {
       }
     }
   });
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': every line on stdout has been read by then.
+  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   /** The `count`-th event of `kind` (1 = the first). */
   const nth = (kind, count) => {
     const seen = events.filter((e) => e.kind === kind);
@@ -101,6 +102,17 @@ test('a command after -- is the child; one that cannot run is a failed boot, and
   assert.match(failed.problems[0], /ENOENT|No such file/);
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);
+});
+
+test('a missing index or a bad token is an error line and exit 1', async () => {
+  for (const [args, expected] of [
+    [['--index', join(tmpdir(), 'no-such-index.json')], { kind: 'error', message: `No index at ${join(tmpdir(), 'no-such-index.json')}` }],
+    [['--index', join(fixture, 'index.json'), '--token', 'short'], { kind: 'error', code: 'invalid-argument', message: 'A pack service token is at least 32 URL-safe base64 characters.' }],
+  ]) {
+    const run = launch(args);
+    assert.equal(await run.exited, 1);
+    assert.deepEqual(run.events, [expected]);
+  }
 });
 
 test('bad arguments print the problems and the usage, and exit 2', async () => {

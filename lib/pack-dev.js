@@ -70,9 +70,13 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
   }
   const config = read.value;
   const say = (event, text) => print(config.json ? JSON.stringify(event) : text);
+  const sayError = (error) => {
+    const message = String(error?.message ?? error);
+    say({ kind: 'error', ...(error?.code !== undefined && { code: error.code }), message }, message);
+  };
   const indexStat = await stat(config.index).catch(() => undefined);
   if (indexStat === undefined || !indexStat.isFile()) {
-    say({ kind: 'error', message: `No index at ${config.index}` }, `No index at ${config.index}`);
+    sayError(`No index at ${config.index}`);
     return 1;
   }
   const childEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string'));
@@ -89,7 +93,7 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
       onEvent: (event) => say(event, describe(event)),
     });
   } catch (error) {
-    say({ kind: 'error', code: error.code, message: error.message }, error.message);
+    sayError(error);
     return 1;
   }
   const closed = new Promise((resolveClosed) => {
@@ -101,10 +105,10 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
     const front = await supervisor.listen();
     say({ kind: 'front', url: front.url, port: front.port, token: supervisor.token }, `Front: ${front.url}  token: ${supervisor.token}`);
     await supervisor.start(config.index);
-    if (config.watch) watcher = watchPack(config, () => supervisor.start(config.index));
+    if (config.watch) watcher = watchPack(config, () => supervisor.start(config.index).catch(sayError));
     await closed;
   } catch (error) {
-    say({ kind: 'error', code: error.code, message: error.message }, error.message);
+    sayError(error);
     return 1;
   } finally {
     watcher?.close();
@@ -114,7 +118,7 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
   return 0;
 }
 
-/** Calls `restart` once changes under the module root (or to the index) have settled. */
+/** Calls `restart` (which never rejects) once changes under the module root (or to the index) have settled. */
 function watchPack(config, restart) {
   let timer;
   let running = Promise.resolve();
@@ -122,7 +126,7 @@ function watchPack(config, restart) {
     clearTimeout(timer);
     // One start at a time: a change during a boot starts again after it.
     timer = setTimeout(() => {
-      running = running.then(restart, restart);
+      running = running.then(restart);
     }, SETTLE_MS);
   };
   const watchers = [watch(config.moduleRoot, { recursive: true }, changed)];
