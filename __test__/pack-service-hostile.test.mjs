@@ -23,6 +23,30 @@ const modules = {
   },
   'reject-string.mjs': { default: () => Promise.reject('plain') },
   'echo.mjs': { default: (input) => input },
+  'throwing-getter.mjs': {
+    default: () => ({
+      get x() {
+        throw new Error('boom');
+      },
+    }),
+  },
+  'proxy.mjs': {
+    default: () =>
+      new Proxy({}, {
+        ownKeys() {
+          throw new Error('trap');
+        },
+      }),
+  },
+  'unwritable-members.mjs': { default: () => ({ s: Symbol('s'), f() {}, u: undefined, kept: 1 }) },
+  'thenable.mjs': { default: () => ({ then: (resolve) => resolve({ ok: 1 }) }) },
+  'throwing-then.mjs': {
+    default: () => ({
+      get then() {
+        throw new Error('then');
+      },
+    }),
+  },
 };
 const index = {
   v: 1,
@@ -88,6 +112,18 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
     const cycle = JSON.parse((await post(call('cycle'))).text);
     assert.equal(cycle.code, 'output-validation-failed');
     assert.match(cycle.message, /handler produced output that cannot be validated/);
+    // Outputs that throw while they are read: the answer says what threw.
+    for (const [tool, thrown] of [['throwing-getter', 'Error: boom'], ['proxy', 'Error: trap']]) {
+      const answer = JSON.parse((await post(call(tool))).text);
+      assert.equal(answer.code, 'output-validation-failed');
+      assert.equal(answer.message, `Tool "${tool}" handler produced output that cannot be validated: ${thrown}`);
+    }
+    // Members JSON drops are dropped from the answer; a thenable is awaited, and a `then` that
+    // throws when read is the handler's throw.
+    assert.equal((await post(call('unwritable-members'))).text, '{"v":2,"kind":"result","output":{"kept":1}}');
+    assert.equal((await post(call('thenable'))).text, '{"v":2,"kind":"result","output":{"ok":1}}');
+    const then = JSON.parse((await post(call('throwing-then'))).text);
+    assert.deepEqual([then.code, then.message], ['handler-throw', 'Handler for tool "throwing-then" threw: Error: then']);
   } finally {
     await service.stop(100);
   }
