@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readDevArgs } from '../lib/pack-dev.js';
 import { processesNaming } from './helpers/processes.mjs';
+import { onLines } from './helpers/lines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-dev.mjs');
@@ -36,18 +37,12 @@ function launch(args) {
   const child = spawn(process.execPath, [bin, '--json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const events = [];
   const waiting = [];
-  let buffered = '';
-  child.stdout.on('data', (chunk) => {
-    buffered += chunk;
-    let at;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      const event = JSON.parse(buffered.slice(0, at));
-      buffered = buffered.slice(at + 1);
-      events.push(event);
-      for (const w of waiting.filter((w) => w.kind === event.kind && events.filter((e) => e.kind === w.kind).length >= w.count)) {
-        waiting.splice(waiting.indexOf(w), 1);
-        w.resolve(event);
-      }
+  onLines(child.stdout, (line) => {
+    const event = JSON.parse(line);
+    events.push(event);
+    for (const w of waiting.filter((w) => w.kind === event.kind && events.filter((e) => e.kind === w.kind).length >= w.count)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve(event);
     }
   });
   // 'close', not 'exit': every line on stdout has been read by then.

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { onLines } from './helpers/lines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -21,18 +22,12 @@ function launch(args, env = {}) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines = [];
-  let buffered = '';
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise((resolve) => {
-    child.stderr.on('data', (chunk) => {
-      buffered += chunk;
-      let at;
-      while ((at = buffered.indexOf('\n')) >= 0) {
-        const line = JSON.parse(buffered.slice(0, at));
-        buffered = buffered.slice(at + 1);
-        lines.push(line);
-        if (line.kind === 'listening') resolve(line.port);
-      }
+    onLines(child.stderr, (text) => {
+      const line = JSON.parse(text);
+      lines.push(line);
+      if (line.kind === 'listening') resolve(line.port);
     });
     exited.then(() => resolve(undefined));
   });

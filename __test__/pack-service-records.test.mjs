@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService, packServiceLogs, startPackService } from '../lib/pack-service.js';
+import { onLines } from './helpers/lines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -27,17 +28,8 @@ function launch(env = {}) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines = [];
-  let buffered = '';
   const exited = new Promise((done) => child.on('exit', (code) => done(code)));
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    buffered += chunk;
-    let at;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      lines.push(buffered.slice(0, at));
-      buffered = buffered.slice(at + 1);
-    }
-  });
+  onLines(child.stderr, (line) => lines.push(line));
   return { child, lines, exited };
 }
 

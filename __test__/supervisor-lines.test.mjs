@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { serviceEvent } from '../lib/pack-service.js';
+import { onLines } from './helpers/lines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -39,16 +40,7 @@ test("a real child's lines: listening with its port, the call as kind call, ctx.
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const events = [];
-  let buffered = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    buffered += chunk;
-    let at;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      events.push(serviceEvent(buffered.slice(0, at)));
-      buffered = buffered.slice(at + 1);
-    }
-  });
+  onLines(child.stderr, (line) => events.push(serviceEvent(line)));
   const exited = new Promise((done) => child.on('exit', done));
   const until = async (what) => {
     for (let i = 0; i < 500 && !what(); i += 1) await new Promise((r) => setTimeout(r, 10));

@@ -390,16 +390,27 @@ mod tests {
         (sink, seen)
     }
 
-    #[tokio::test]
-    async fn boots_on_listening_and_retires_with_sigterm() {
+    /// Boots `script`, which must listen, and the lines it writes.
+    async fn listening(script: &str) -> (Child, Arc<Mutex<Vec<ChildLine>>>) {
         let (sink, seen) = collect();
-        let spec = shell(
-            // The trap is set before `listening`: a SIGTERM may come the moment it is read.
-            r#"trap 'exit 0' TERM; echo "env $ONLY ${HOME:-none}"; echo '{"kind":"call","id":"x"}' >&2; echo plain >&2; echo '{"kind":"listening","port":4321}' >&2; while :; do sleep 0.05; done"#,
-        );
-        let child = boot(&spec, Duration::from_secs(10), sink, pending())
+        let child = boot(&shell(script), Duration::from_secs(10), sink, pending())
             .await
             .expect("it listens");
+        (child, seen)
+    }
+
+    /// The lines seen so far.
+    fn lines(seen: &Mutex<Vec<ChildLine>>) -> Vec<ChildLine> {
+        seen.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn boots_on_listening_and_retires_with_sigterm() {
+        let (child, seen) = listening(
+            // The trap is set before `listening`: a SIGTERM may come the moment it is read.
+            r#"trap 'exit 0' TERM; echo "env $ONLY ${HOME:-none}"; echo '{"kind":"call","id":"x"}' >&2; echo plain >&2; echo '{"kind":"listening","port":4321}' >&2; while :; do sleep 0.05; done"#,
+        )
+        .await;
         assert_eq!(child.port, 4321);
         let ended = child.retire(Duration::from_secs(5)).await;
         assert_eq!(
@@ -409,7 +420,7 @@ mod tests {
                 signal: None
             }
         );
-        let seen = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        let seen = lines(&seen);
         // Exactly the given environment: no HOME from this process.
         assert!(seen.contains(&ChildLine::Output {
             line: "env this none".into(),
@@ -426,13 +437,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_child_that_ignores_sigterm_is_killed_after_the_grace() {
-        let (sink, _) = collect();
-        let spec = shell(
+        let (child, _) = listening(
             r#"trap '' TERM; echo '{"kind":"listening","port":1}' >&2; while :; do sleep 0.05; done"#,
-        );
-        let child = boot(&spec, Duration::from_secs(10), sink, pending())
-            .await
-            .expect("listens");
+        )
+        .await;
         let ended = child.retire(Duration::from_millis(200)).await;
         assert_eq!(ended.signal.as_deref(), Some("SIGKILL"));
     }
@@ -470,31 +478,24 @@ mod tests {
 
     #[tokio::test]
     async fn a_child_that_writes_bytes_that_are_not_utf8_still_boots() {
-        let (sink, seen) = collect();
-        let spec = shell(
+        let (child, seen) = listening(
             r#"trap 'exit 0' TERM; printf 'caf\351\n' >&2; echo '{"kind":"listening","port":4322}' >&2; while :; do sleep 0.05; done"#,
-        );
-        let child = boot(&spec, Duration::from_secs(10), sink, pending())
-            .await
-            .expect("it listens after a line that is not UTF-8");
+        )
+        .await;
         assert_eq!(child.port, 4322);
         child.retire(Duration::from_secs(5)).await;
-        let lines = seen.lock().map(|s| s.clone()).unwrap_or_default();
-        assert!(lines.iter().any(
+        assert!(lines(&seen).iter().any(
             |l| matches!(l, ChildLine::Output { line, stderr: true } if line == "caf\u{fffd}")
         ));
     }
 
     #[tokio::test]
     async fn a_child_whose_pipes_outlive_it_is_still_seen_to_exit() {
-        let (sink, seen) = collect();
         // A wrapper script: it leaves a process behind that holds its stdout and stderr.
-        let spec = shell(
+        let (child, seen) = listening(
             r#"trap 'exit 0' TERM; sleep 300 & echo "$!"; echo '{"kind":"listening","port":4323}' >&2; while :; do sleep 0.05; done"#,
-        );
-        let child = boot(&spec, Duration::from_secs(10), sink, pending())
-            .await
-            .expect("it listens");
+        )
+        .await;
         let ended = tokio::time::timeout(
             Duration::from_secs(20),
             child.retire(Duration::from_secs(5)),
@@ -502,14 +503,12 @@ mod tests {
         .await
         .expect("the exit is reported while the left-behind process still runs");
         assert_eq!(ended.code, Some(0));
-        let left = seen.lock().ok().and_then(|lines| {
-            lines.iter().find_map(|l| match l {
-                ChildLine::Output {
-                    line,
-                    stderr: false,
-                } => line.parse::<i32>().ok(),
-                _ => None,
-            })
+        let left = lines(&seen).iter().find_map(|l| match l {
+            ChildLine::Output {
+                line,
+                stderr: false,
+            } => line.parse::<i32>().ok(),
+            _ => None,
         });
         if let Some(pid) = left {
             // SAFETY: kill(2) only sends a signal.
