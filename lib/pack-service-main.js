@@ -29,15 +29,14 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
   }
   // The listener stays through the drain: a second SIGTERM would otherwise kill the process
   // at once (the signal's default action) and lose the calls in flight. The drain is bounded.
-  let signalled;
-  const terminated = new Promise((resolveSignal) => {
-    signalled = resolveSignal;
+  let onSigterm;
+  await new Promise((resolveSignal) => {
+    onSigterm = resolveSignal;
+    process.on('SIGTERM', onSigterm);
   });
-  process.on('SIGTERM', signalled);
-  await terminated;
   logs.event('draining', 'Draining: finishing the calls in flight');
   await started.value.stop(PACK_SERVICE_DRAIN_MS);
-  process.off('SIGTERM', signalled);
+  process.off('SIGTERM', onSigterm);
   logs.event('stopped', 'Stopped');
   return 0;
 }

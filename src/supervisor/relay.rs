@@ -9,6 +9,7 @@
 //! its connection, which the child sees as its caller hanging up.
 
 use crate::json::write_js_number;
+use crate::service::core::DEFAULT_TIMEOUT_MS;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1;
@@ -153,7 +154,7 @@ pub struct AnswerLimit {
 impl Default for AnswerLimit {
     fn default() -> Self {
         AnswerLimit {
-            default_deadline: Duration::from_secs(120),
+            default_deadline: Duration::from_millis(DEFAULT_TIMEOUT_MS),
             grace: Duration::from_secs(30),
         }
     }
