@@ -634,6 +634,10 @@ const NON_JSON_OUTPUTS = [
   ['NaN vs number|null', { type: ['number', 'null'] }, () => NaN],
   ['a Date vs a string schema', { type: 'object', properties: { at: { type: 'string' } } }, () => ({ at: new Date(0) })],
   ['an undefined member vs additionalProperties:false', ECHO_OUT, () => ({ echoed: 'x', note: undefined })],
+  // A boxed primitive is an object to Ajv (JSON.stringify would write its primitive).
+  ['a boxed Number vs a number schema', { type: 'number' }, () => new Number(5)],
+  ['a boxed String member vs a string schema', { type: 'object', properties: { s: { type: 'string' } } }, () => ({ s: new String('ab') })],
+  ['a boxed Boolean in an array vs boolean items', { type: 'array', items: { type: 'boolean' } }, () => [true, new Boolean(false)]],
 ];
 
 // DOCUMENTED KNOWN DIFFERENCE (README): a cyclic output cannot cross to the native validator as

@@ -32,7 +32,9 @@ function markJsValues(key, value) {
       rewrote = true;
       return { [MARKER]: String(raw) };
     case 'object':
-      if (raw !== null && raw !== value && !Array.isArray(raw)) {
+      // `raw !== value`: toJSON made something else of it. A boxed primitive has no toJSON, and
+      // JSON.stringify would unbox it after this replacer: it too is copied as an object.
+      if (raw !== null && !Array.isArray(raw) && (raw !== value || isBoxed(raw))) {
         rewrote = true;
         return { ...raw };
       }
@@ -40,6 +42,11 @@ function markJsValues(key, value) {
     default:
       return value;
   }
+}
+
+/** A Number, String or Boolean object: JSON writes its primitive, Ajv sees an object. */
+function isBoxed(value) {
+  return value instanceof Number || value instanceof String || value instanceof Boolean;
 }
 
 function valueText(value) {
@@ -79,7 +86,7 @@ function isPlainJson(value, depth = 0) {
     }
     return true;
   }
-  if (typeof value.toJSON === 'function' || value instanceof Number || value instanceof String || value instanceof Boolean) {
+  if (typeof value.toJSON === 'function' || isBoxed(value)) {
     return false;
   }
   for (const key in value) {
