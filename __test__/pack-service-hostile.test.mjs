@@ -40,6 +40,13 @@ const modules = {
   },
   'unwritable-members.mjs': { default: () => ({ s: Symbol('s'), f() {}, u: undefined, kept: 1 }) },
   'thenable.mjs': { default: () => ({ then: (resolve) => resolve({ ok: 1 }) }) },
+  'throwing-tojson.mjs': {
+    default: () => ({
+      toJSON() {
+        throw new Error('no JSON');
+      },
+    }),
+  },
   'throwing-then.mjs': {
     default: () => ({
       get then() {
@@ -108,6 +115,8 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
     // TypeScript, where JSON.stringify throws the same error.
     const bigint = await post(call('bigint'));
     assert.deepEqual(bigint, { status: 500, text: '{"error":"Do not know how to serialize a BigInt"}' });
+    // So does an output whose toJSON throws: Ajv never calls it, JSON.stringify does.
+    assert.deepEqual(await post(call('throwing-tojson')), { status: 500, text: '{"error":"no JSON"}' });
     // A cycle cannot reach the validator (a known difference: TypeScript answers 500 here).
     const cycle = JSON.parse((await post(call('cycle'))).text);
     assert.equal(cycle.code, 'output-validation-failed');

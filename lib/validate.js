@@ -53,9 +53,47 @@ function valueText(value) {
   try {
     return JSON.stringify(value, markJsValues);
   } catch (cause) {
-    // A cycle: what is left is the same error jsonText gives.
-    return jsonText(value, 'The value');
+    // A cycle, or too deep: what is left is the same error jsonText gives.
+    if (cause instanceof RangeError || (cause instanceof TypeError && /circular/i.test(cause.message))) {
+      return jsonText(value, 'The value');
+    }
+    // A toJSON that threw, which Ajv never calls: the value as Ajv reads it.
+    rewrote = true;
+    return markedWithoutToJson(value, []);
   }
+}
+
+/**
+ * The text `JSON.stringify(value, markJsValues)` gives, without calling any `toJSON` (an
+ * object with one is its own enumerable properties, as that replacer makes it). `within` holds
+ * the objects being written, to find a cycle.
+ */
+function markedWithoutToJson(value, within) {
+  switch (typeof value) {
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      return JSON.stringify({ [MARKER]: typeof value });
+    case 'number':
+      return JSON.stringify(Number.isFinite(value) ? value : { [MARKER]: String(value) });
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(value);
+  }
+  if (value === null) return 'null';
+  if (within.includes(value)) return jsonText(value, 'The value');
+  within.push(value);
+  let text;
+  if (Array.isArray(value)) {
+    text = `[${Array.from({ length: value.length }, (_, i) => markedWithoutToJson(value[i], within)).join(',')}]`;
+  } else {
+    const own = typeof value.toJSON === 'function' || isBoxed(value) ? { ...value } : value;
+    text = `{${Object.keys(own).map((key) => `${JSON.stringify(key)}:${markedWithoutToJson(own[key], within)}`).join(',')}}`;
+  }
+  within.pop();
+  return text;
 }
 
 /** Deeper than this, `isPlainJson` leaves the value to the replacer (which finds cycles). */
