@@ -2,7 +2,7 @@
 // change, a failed boot that keeps the old child, and Ctrl-C closing it with its child.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -89,6 +89,26 @@ test('serves through a front, swaps when the pack changes, keeps the old child w
   assert.equal(await run.exited, 0);
   assert.equal(run.events.at(-1).kind, 'closed');
   assert.deepEqual(processesNaming(root), [], 'no child outlives the CLI');
+});
+
+test('an index outside the module root, saved by renaming over it, swaps too', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'kindgi-pack-dev-root-'));
+  cpSync(fixture, root, { recursive: true });
+  const out = mkdtempSync(join(tmpdir(), 'kindgi-pack-dev-out-'));
+  const index = join(out, 'index.json');
+  const original = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
+  writeFileSync(index, JSON.stringify(original));
+  const run = launch(['--index', index, '--module-root', root]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  // As an editor or a build tool saves: a new file renamed over the old one.
+  writeFileSync(join(out, 'index.json.tmp'), JSON.stringify({ ...original, artifactVersion: '20260303.3' }));
+  renameSync(join(out, 'index.json.tmp'), index);
+  await run.nth('started', 2);
+  const res = await fetch(`${front.url}/v1/info`, { headers: { 'kindgi-pack-token': front.token } });
+  assert.equal((await res.json()).artifactVersion, '20260303.3');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
 });
 
 test('a command after -- is the child; one that cannot run is a failed boot, and SIGTERM still closes', async () => {

@@ -3,7 +3,7 @@
 // under the module root (or the index) changes; Ctrl-C or SIGTERM closes it, child included.
 import { watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from './supervisor.js';
 
@@ -104,8 +104,11 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
   try {
     const front = await supervisor.listen();
     say({ kind: 'front', url: front.url, port: front.port, token: supervisor.token }, `Front: ${front.url}  token: ${supervisor.token}`);
-    await supervisor.start(config.index);
-    if (config.watch) watcher = watchPack(config, () => supervisor.start(config.index).catch(sayError));
+    const start = () => supervisor.start(config.index).catch(sayError);
+    // Watching begins with the first boot: a change while it boots swaps once it is done.
+    const first = start();
+    if (config.watch) watcher = watchPack(config, first, start, sayError);
+    await first;
     await closed;
   } catch (error) {
     sayError(error);
@@ -118,10 +121,14 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
   return 0;
 }
 
-/** Calls `restart` (which never rejects) once changes under the module root (or to the index) have settled. */
-function watchPack(config, restart) {
+/**
+ * Calls `restart` (which never rejects) once changes under the module root, or to the index,
+ * have settled, each call after `first` and the calls before it; `failed` hears of a watcher's
+ * error (the watching goes on where it can).
+ */
+function watchPack(config, first, restart, failed) {
   let timer;
-  let running = Promise.resolve();
+  let running = first;
   const changed = () => {
     clearTimeout(timer);
     // One start at a time: a change during a boot starts again after it.
@@ -130,7 +137,12 @@ function watchPack(config, restart) {
     }, SETTLE_MS);
   };
   const watchers = [watch(config.moduleRoot, { recursive: true }, changed)];
-  if (!config.index.startsWith(config.moduleRoot + '/')) watchers.push(watch(config.index, changed));
+  if (relative(config.moduleRoot, config.index).startsWith('..')) {
+    // The index's folder, not the file: an editor that saves by renaming replaces the file.
+    const name = basename(config.index);
+    watchers.push(watch(dirname(config.index), (_, file) => (file === null || file === name) && changed()));
+  }
+  for (const w of watchers) w.on('error', failed);
   return {
     close() {
       clearTimeout(timer);
