@@ -30,6 +30,8 @@ test('arguments: defaults, a command after --, and every problem at once', () =>
     '--port must be a port number, not "x"',
   ]);
   assert.deepEqual(readDevArgs(['--index', 'i.json', '--']).problems, ["'--' needs a command after it"]);
+  // A flag where a value should be is not swallowed; names of Object's own members are unknown.
+  assert.deepEqual(readDevArgs(['--index', 'i.json', '--token', '--json', 'toString']).problems, ['--token needs a value', 'Unknown argument "toString"']);
 });
 
 /** Spawns the CLI with --json; `next(kind)` resolves with the next event of that kind. */

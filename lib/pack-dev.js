@@ -31,11 +31,14 @@ export function readDevArgs(argv) {
     const arg = own[i];
     if (arg === '--no-watch') options.watch = false;
     else if (arg === '--json') options.json = true;
-    else if (arg in valued) {
+    else if (Object.hasOwn(valued, arg)) {
       const value = own[i + 1];
-      if (value === undefined || value.startsWith('--')) problems.push(`${arg} needs a value`);
-      else options[valued[arg]] = value;
-      i += 1;
+      if (value === undefined || value.startsWith('--')) {
+        problems.push(`${arg} needs a value`);
+      } else {
+        options[valued[arg]] = value;
+        i += 1;
+      }
     } else problems.push(`Unknown argument ${JSON.stringify(arg)}`);
   }
   if (options.index === undefined) problems.push('--index is required');
