@@ -20,27 +20,32 @@ let rewrote = false;
  */
 function markJsValues(key, value) {
   const raw = this[key];
-  switch (typeof raw) {
+  const marker = jsMarker(raw);
+  if (marker !== undefined) {
+    rewrote = true;
+    return marker;
+  }
+  // `raw !== value`: toJSON made something else of it. A boxed primitive has no toJSON, and
+  // JSON.stringify would unbox it after this replacer: it too is copied as an object.
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw !== value || isBoxed(raw))) {
+    rewrote = true;
+    return { ...raw };
+  }
+  return value;
+}
+
+/** The marker for a value JSON has no form for (`undefined`, a function, a symbol, a BigInt, a non-finite number), else `undefined`. */
+function jsMarker(value) {
+  switch (typeof value) {
     case 'undefined':
     case 'function':
     case 'symbol':
     case 'bigint':
-      rewrote = true;
-      return { [MARKER]: typeof raw };
+      return { [MARKER]: typeof value };
     case 'number':
-      if (Number.isFinite(raw)) return value;
-      rewrote = true;
-      return { [MARKER]: String(raw) };
-    case 'object':
-      // `raw !== value`: toJSON made something else of it. A boxed primitive has no toJSON, and
-      // JSON.stringify would unbox it after this replacer: it too is copied as an object.
-      if (raw !== null && !Array.isArray(raw) && (raw !== value || isBoxed(raw))) {
-        rewrote = true;
-        return { ...raw };
-      }
-      return value;
+      return Number.isFinite(value) ? undefined : { [MARKER]: String(value) };
     default:
-      return value;
+      return undefined;
   }
 }
 
@@ -69,20 +74,7 @@ function valueText(value) {
  * the objects being written, to find a cycle.
  */
 function markedWithoutToJson(value, within) {
-  switch (typeof value) {
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-    case 'bigint':
-      return JSON.stringify({ [MARKER]: typeof value });
-    case 'number':
-      return JSON.stringify(Number.isFinite(value) ? value : { [MARKER]: String(value) });
-    case 'object':
-      break;
-    default:
-      return JSON.stringify(value);
-  }
-  if (value === null) return 'null';
+  if (typeof value !== 'object' || value === null) return JSON.stringify(jsMarker(value) ?? value);
   if (within.includes(value)) return jsonText(value, 'The value');
   within.push(value);
   let text;
