@@ -65,7 +65,6 @@ pub struct LifecycleOptions {
 struct State {
     serving: Option<(Arc<Child>, String)>,
     stopped: bool,
-    closing: bool,
     /// When the restarts of the window happened.
     restarts: VecDeque<Instant>,
 }
@@ -77,7 +76,8 @@ pub struct Lifecycle {
     state: Mutex<State>,
     /// Set only with `state` locked, so the front's view never lags a later change.
     serving_port: watch::Sender<Option<u16>>,
-    /// True from `begin_close` on: boots in progress kill their child and give up.
+    /// True from `begin_close` on (set with `state` locked): nothing starts or restarts, and
+    /// boots in progress kill their child and give up.
     closing: watch::Sender<bool>,
     /// Starts in progress, which `close` waits out so that no child outlives it.
     starting: watch::Sender<usize>,
@@ -120,6 +120,10 @@ impl Lifecycle {
         self.serving_port.subscribe()
     }
 
+    fn is_closing(&self) -> bool {
+        *self.closing.borrow()
+    }
+
     fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Option<R> {
         self.state.lock().ok().map(|mut state| f(&mut state))
     }
@@ -155,7 +159,7 @@ impl Lifecycle {
                 if by_owner {
                     state.stopped = false;
                 }
-                (!state.closing).then(|| Starting::new(&self.starting))
+                (!self.is_closing()).then(|| Starting::new(&self.starting))
             })
             .flatten();
         let Some(_starting) = starting else {
@@ -171,7 +175,7 @@ impl Lifecycle {
         };
         let child = match booted {
             Ok(child) => Arc::new(child),
-            Err(problems) if *self.closing.borrow() => return Err(problems),
+            Err(problems) if self.is_closing() => return Err(problems),
             Err(problems) => {
                 (self.events)(SupervisorEvent::BootFailed {
                     problems: problems.clone(),
@@ -184,7 +188,7 @@ impl Lifecycle {
         // never serves.
         let installed = self
             .with_state(|state| {
-                if state.closing {
+                if self.is_closing() {
                     return Err(CLOSING);
                 }
                 if !by_owner && state.stopped {
@@ -234,7 +238,7 @@ impl Lifecycle {
                         .serving
                         .as_ref()
                         .is_some_and(|(serving, _)| Arc::ptr_eq(serving, &child));
-                    if !still_serving || state.stopped || state.closing {
+                    if !still_serving || state.stopped || lifecycle.is_closing() {
                         return None;
                     }
                     lifecycle.serving_port.send_replace(None);
@@ -250,7 +254,7 @@ impl Lifecycle {
     async fn recover(self: &Arc<Self>, index: String) {
         loop {
             let attempt = self.with_state(|state| {
-                if state.stopped || state.closing || state.serving.is_some() {
+                if state.stopped || self.is_closing() || state.serving.is_some() {
                     return None;
                 }
                 let now = Instant::now();
@@ -286,7 +290,7 @@ impl Lifecycle {
                 .unwrap_or(Duration::MAX);
             tokio::time::sleep(backoff).await;
             let cancelled = self
-                .with_state(|state| state.stopped || state.closing || state.serving.is_some())
+                .with_state(|state| state.stopped || self.is_closing() || state.serving.is_some())
                 .unwrap_or(true);
             if cancelled || self.boot_and_serve(&index, false).await.is_ok() {
                 return;
@@ -311,10 +315,8 @@ impl Lifecycle {
     /// From now on a child that exits is expected, and none starts again; children still
     /// booting are killed.
     pub fn begin_close(&self) {
-        self.with_state(|state| {
-            state.closing = true;
-            self.closing.send_replace(true);
-        });
+        // Under the lock, so a start is either counted before this or sees it.
+        self.with_state(|_| self.closing.send_replace(true));
     }
 
     /// Closes, retires the serving child, and waits out every start still in progress, so no
@@ -423,12 +425,7 @@ mod tests {
     async fn a_child_that_keeps_crashing_is_given_up_on() {
         let (lifecycle, seen) = lifecycle(Some("0.05"), 2);
         assert!(lifecycle.start("a").await.is_ok());
-        for _ in 0..500 {
-            if kinds(&seen).iter().any(|k| k.starts_with("gave-up")) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        until(|| kinds(&seen).iter().any(|k| k.starts_with("gave-up"))).await;
         // Each restart booted, then crashed: still given up on after two in the window.
         assert_eq!(
             kinds(&seen),
@@ -445,6 +442,16 @@ mod tests {
             ]
         );
         assert_eq!(*lifecycle.serving().borrow(), None);
+    }
+
+    /// Waits (up to 10 s) until `condition` holds; the caller asserts what it needs after.
+    async fn until(condition: impl Fn() -> bool) {
+        for _ in 0..1000 {
+            if condition() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Whether a live process's command line holds `marker`.
@@ -466,12 +473,7 @@ mod tests {
         let index = format!("slow:{marker}");
         let (started, ()) = tokio::join!(lifecycle.start(&index), async {
             // Until the child runs, then close while it has not listened yet.
-            for _ in 0..500 {
-                if alive_with(&marker) {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
+            until(|| alive_with(&marker)).await;
             lifecycle.close().await;
             // close() returned: the booting child is gone already.
             assert!(!alive_with(&marker));
@@ -487,19 +489,9 @@ mod tests {
         let marker = format!("restart-{}", std::process::id());
         assert!(lifecycle.start(&format!("slow:{marker}")).await.is_ok());
         // The child crashes, and its restart is booting (slowly) when the owner stops.
-        for _ in 0..1000 {
-            if kinds(&seen).iter().any(|k| k == "restarting 1") && alive_with(&marker) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        until(|| kinds(&seen).iter().any(|k| k == "restarting 1") && alive_with(&marker)).await;
         lifecycle.stop().await;
-        for _ in 0..1000 {
-            if !alive_with(&marker) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        until(|| !alive_with(&marker)).await;
         assert!(!alive_with(&marker), "the restart's child was retired");
         assert_eq!(kinds(&seen), ["started", "exited", "restarting 1"]);
         assert_eq!(*lifecycle.serving().borrow(), None);
@@ -511,18 +503,14 @@ mod tests {
         let gave_up = |n: usize| {
             let seen = Arc::clone(&seen);
             async move {
-                for _ in 0..500 {
-                    if kinds(&seen)
+                let count = || {
+                    kinds(&seen)
                         .iter()
                         .filter(|k| k.starts_with("gave-up"))
                         .count()
-                        == n
-                    {
-                        return;
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                panic!("not given up on {n} times: {:?}", kinds(&seen));
+                };
+                until(|| count() == n).await;
+                assert_eq!(count(), n, "given up on: {:?}", kinds(&seen));
             }
         };
         assert!(lifecycle.start("a").await.is_ok());
