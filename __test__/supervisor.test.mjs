@@ -229,6 +229,31 @@ test('a process exits by itself after close(), with its child gone', async () =>
   await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
 });
 
+for (const [how, ending] of [
+  ['is SIGKILLed', "process.kill(process.pid, 'SIGKILL');"],
+  ['calls process.exit() without close()', 'process.exit(0);'],
+]) {
+  test(`a process that ${how} leaves no child behind (Linux)`, { skip: process.platform !== 'linux' }, async () => {
+    // A copy of the index in a folder of its own, so this child can be told apart.
+    const dir = mkdtempSync(join(tmpdir(), 'kindgi-sup-dies-'));
+    const index = join(dir, 'index.json');
+    writeFileSync(index, JSON.stringify(jsIndex));
+    const script = `
+      import { createPackServiceSupervisor } from ${JSON.stringify(join(here, '..', 'lib', 'pack-service.js'))};
+      const sup = createPackServiceSupervisor({ command: ${JSON.stringify(command)}, moduleRoot: ${JSON.stringify(packRoot)}, env: async () => ({ PATH: process.env.PATH ?? '' }) });
+      await sup.listen();
+      const started = await sup.start(${JSON.stringify(index)});
+      if (started.kind !== 'ok') process.exit(2);
+      ${ending}
+    `;
+    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const [code, signal] = await new Promise((done) => parent.on('exit', (c, s) => done([c, s])));
+    assert.notEqual(code, 2, 'the child booted');
+    assert.ok(code === 0 || signal === 'SIGKILL', `${code} ${signal}`);
+    await until(() => processesNaming(dir).length === 0, 'the orphaned child to end');
+  });
+}
+
 test('close() while a start() is still booting its child kills that child before it resolves', async () => {
   // A copy of the index in a folder of its own, so the booting child can be told apart.
   const dir = mkdtempSync(join(tmpdir(), 'kindgi-close-booting-'));

@@ -4,6 +4,7 @@
 
 use crate::js::js_string;
 use crate::supervisor::lines::service_event;
+use crate::supervisor::spawner;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::path::PathBuf;
@@ -131,7 +132,9 @@ pub async fn boot(
     if let Some(cwd) = &spec.cwd {
         command.current_dir(cwd);
     }
-    let mut process = command.spawn().map_err(|e| vec![e.to_string()])?;
+    let mut process = spawner::spawn(command)
+        .await
+        .map_err(|e| vec![e.to_string()])?;
     let pid = process.id();
     let (listening, listened) = oneshot::channel();
     let boot = Arc::new(Mutex::new(Boot {

@@ -8,3 +8,4 @@ pub mod front;
 pub mod lifecycle;
 pub mod lines;
 pub mod relay;
+pub mod spawner;
