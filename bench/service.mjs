@@ -1,7 +1,7 @@
 // The pack service as a real process (`bin/kindgi-pack-service.mjs` on the JS fixture pack)
 // against the limit of this machine, a bare hyper echo server (`examples/bare_echo.rs`), and
 // against the Python peer (`python -m kindgi.pack serve`, kindgi 0.1.10, on
-// `../shared/fixtures/py-pack`). One load generator (`examples/load.rs`) drives every target with
+// `__test__/fixtures/py-pack`, its venv from `scripts/python-peer.mjs`). One load generator (`examples/load.rs`) drives every target with
 // the same bytes; answers are compared before anything is timed; load rounds are interleaved
 // (bare hyper, native, Python, bare hyper, …) and medians reported.
 //
@@ -14,17 +14,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installPythonPeer, KINDGI_PY } from '../scripts/python-peer.mjs';
 import { median, table } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
 const work = join(here, '.work');
-const venv = join(here, '.venv');
 const targetDir = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(root, 'target');
 const examples = join(targetDir, 'release', 'examples');
 const jsIndex = join(root, '__test__', 'fixtures', 'js-pack', 'index.json');
-const pyPack = resolve(process.env.BENCH_PY_PACK ?? join(root, '..', 'shared', 'fixtures', 'py-pack'));
-const KINDGI_PY = '0.1.10';
+const pyPack = resolve(process.env.BENCH_PY_PACK ?? join(root, '__test__', 'fixtures', 'py-pack'));
 const TOKEN = 'bench-token';
 
 const ROUNDS = Number(process.env.BENCH_SERVICE_ROUNDS ?? 3);
@@ -49,26 +48,12 @@ function buildExamples() {
   }
 }
 
-/** The venv's python with kindgi 0.1.10, or why the Python peer can't run. */
+/** The Python peer's python (installed on first use), or why it can't run. */
 function pythonPeer() {
   const index = join(pyPack, 'index.json');
-  if (!existsSync(index)) return { why: `no Python fixture pack at ${pyPack} (../shared/fixtures/py-pack)` };
-  const python = join(venv, 'bin', 'python');
-  const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const version = () => run(python, ['-c', 'import importlib.metadata as m; print(m.version("kindgi"))']).stdout?.trim();
-  if (!existsSync(python)) {
-    const base = process.env.PYTHON ?? 'python3';
-    log(`${base} -m venv bench/.venv`);
-    const made = run(base, ['-m', 'venv', venv]);
-    if (made.status !== 0) return { why: `could not create a venv with ${base}: ${(made.error?.message ?? made.stderr).trim().split('\n').pop()}` };
-  }
-  if (version() !== KINDGI_PY) {
-    log(`pip install kindgi==${KINDGI_PY} into bench/.venv`);
-    const pip = run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `kindgi==${KINDGI_PY}`]);
-    if (pip.status !== 0) return { why: `pip install kindgi==${KINDGI_PY} failed: ${(pip.error?.message ?? pip.stderr).trim().split('\n').pop()}` };
-    if (version() !== KINDGI_PY) return { why: `kindgi ${KINDGI_PY} is not importable from bench/.venv` };
-  }
-  return { python, index };
+  if (!existsSync(index)) return { why: `no Python fixture pack at ${pyPack}` };
+  const peer = installPythonPeer(log);
+  return peer.why ? peer : { python: peer.python, index };
 }
 
 function invokeBody(input) {
