@@ -1498,6 +1498,22 @@ impl<'s> Compiler<'s> {
     }
 
     /// A subschema for a new data location: a new data variable, no inherited types.
+    /// The schema of `unevaluatedItems` / `unevaluatedProperties`: `false` is checked without a
+    /// node, an always-valid schema needs none, anything else is compiled for each member.
+    fn unevaluated_schema(
+        &mut self,
+        value: &'s Value,
+        ctx: &Ctx,
+        path: &str,
+    ) -> Result<(Option<NodeId>, bool), CompileError> {
+        let is_false = value == &Value::Bool(false);
+        if is_false || self.always_valid(value)? {
+            return Ok((None, is_false));
+        }
+        let sub = self.data_ctx(ctx, path.to_owned());
+        Ok((Some(self.subschema(value, sub)?), false))
+    }
+
     fn data_ctx(&mut self, parent: &Ctx, path: String) -> Ctx {
         let var = format!("data{}", self.data_vars);
         self.data_vars += 1;
@@ -2281,13 +2297,7 @@ impl<'s> Compiler<'s> {
                 if state == IState::True {
                     return Ok(None);
                 }
-                let is_false = value == &Value::Bool(false);
-                let node = if is_false || self.always_valid(value)? {
-                    None
-                } else {
-                    let sub = self.data_ctx(ctx, path.clone());
-                    Some(self.subschema(value, sub)?)
-                };
+                let (node, is_false) = self.unevaluated_schema(value, ctx, &path)?;
                 self.set_items(IState::True);
                 Keyword::UnevaluatedItems {
                     path,
@@ -2538,13 +2548,7 @@ impl<'s> Compiler<'s> {
                     .eval
                     .last()
                     .map_or(PState::Undefined, |s| s.props.clone());
-                let is_false = value == &Value::Bool(false);
-                let node = if is_false || self.always_valid(value)? {
-                    None
-                } else {
-                    let sub = self.data_ctx(ctx, path.clone());
-                    Some(self.subschema(value, sub)?)
-                };
+                let (node, is_false) = self.unevaluated_schema(value, ctx, &path)?;
                 self.set_props(PState::True);
                 Keyword::UnevaluatedProperties {
                     path,
