@@ -193,6 +193,32 @@ test('the relay without HTTP: answer, unavailable and cancelled', async () => {
   }
 });
 
+test('a child pinned to a tenant gets the caller\'s kindgi-tenant-id through the front and the relay (protocol 2.7.0)', async () => {
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env: async () => ({ PATH: process.env.PATH ?? '', KINDGI_PACK_TENANT_ID: 't' }) });
+  try {
+    const front = await sup.listen();
+    assert.equal((await sup.start(join(packRoot, 'index.json'))).kind, 'ok');
+    const { get, invoke } = client(front, sup.token);
+    const pinned = await invoke('fixture.echo', { text: 'hi' }, { 'kindgi-tenant-id': 't' });
+    assert.equal(pinned.status, 200);
+    assert.deepEqual(JSON.parse(pinned.text).output, { text: 'hi', n: 1 });
+    const other = await invoke('fixture.echo', { text: 'hi' }, { 'kindgi-tenant-id': 'u' });
+    assert.deepEqual([other.status, other.text], [421, '{"code":"pack-tenant-mismatch"}']);
+    assert.equal((await invoke('fixture.echo', { text: 'hi' })).status, 421);
+    assert.equal((await get('/v1/info')).status, 421);
+
+    const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'r' }, ctx: { tenantId: 't', runId: 'r' } });
+    const relayed = await sup.relay.forward({ route: 'invoke', body, tenantId: 't' });
+    assert.equal(relayed.kind === 'answer' && relayed.status, 200);
+    const info = await sup.relay.forward({ route: 'info', tenantId: 't' });
+    assert.equal(info.kind === 'answer' && info.status, 200);
+    const unpinned = await sup.relay.forward({ route: 'invoke', body });
+    assert.equal(unpinned.kind === 'answer' && unpinned.status, 421);
+  } finally {
+    await sup.close();
+  }
+});
+
 test('bad options throw invalid-argument with a clear message', () => {
   const base = { command, moduleRoot: packRoot, env };
   const refused = (options, message) =>

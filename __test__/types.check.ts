@@ -118,6 +118,6 @@ const supervisor = createPackServiceSupervisor({
   onLog: (line: string, stream: 'stdout' | 'stderr') => void [line, stream],
 });
 const supervised: Promise<{ readonly url: string; readonly port: number }> = supervisor.listen();
-const relayed: Promise<PackRelayOutcome> = supervisor.relay.forward({ route: 'info' });
+const relayed: Promise<PackRelayOutcome> = supervisor.relay.forward({ route: 'info', tenantId: 't', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
 const kind: string | undefined = serviceEvent('{}')?.kind;
 void [supervised, relayed, kind];

@@ -58,6 +58,8 @@ export interface PackRelayCall {
   readonly requestId?: string;
   readonly protocol?: string;
   readonly traceparent?: string;
+  /** Sent as `kindgi-tenant-id` (protocol 2.7.0): a child pinned to a tenant needs it. */
+  readonly tenantId?: string;
 }
 
 export type PackRelayOutcome =

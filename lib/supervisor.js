@@ -120,6 +120,7 @@ export function createPackServiceSupervisor(options) {
             ...(call?.requestId !== undefined && { requestId: call.requestId }),
             ...(call?.protocol !== undefined && { protocol: call.protocol }),
             ...(call?.traceparent !== undefined && { traceparent: call.traceparent }),
+            ...(call?.tenantId !== undefined && { tenantId: call.tenantId }),
           },
           ticket,
         );

@@ -50,6 +50,7 @@ impl Runner for Fake {
 
 async fn child(
     events: Arc<Mutex<Vec<ServiceEvent>>>,
+    tenant: Option<&str>,
 ) -> (
     u16,
     kindgi_handler_runtime_native::service::server::Listening,
@@ -62,7 +63,7 @@ async fn child(
         ServiceOptions {
             catalog: Catalog::from_index(&index).expect("index"),
             token: TOKEN.into(),
-            tenant: None,
+            tenant: tenant.map(str::to_owned),
             max_concurrency: 8,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             default_timeout_ms: 120_000,
@@ -96,13 +97,14 @@ fn invoke(tool: &str) -> RelayCall {
         request_id: Some("q".into()),
         protocol: Some("2".into()),
         traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
+        tenant_id: None,
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_pass_through_with_the_front_headers() {
     let events = Arc::new(Mutex::new(Vec::new()));
-    let (port, listening) = child(Arc::clone(&events)).await;
+    let (port, listening) = child(Arc::clone(&events), None).await;
     let relay = Relay::new(TOKEN.into());
     let RelayOutcome::Answer {
         status,
@@ -174,7 +176,7 @@ async fn no_child_refused_dead_and_cancelled() {
     // A caller that gives up: dropping the forward closes the child's connection, and the
     // child reports the call cancelled.
     let events = Arc::new(Mutex::new(Vec::new()));
-    let (port, listening) = child(Arc::clone(&events)).await;
+    let (port, listening) = child(Arc::clone(&events), None).await;
     let gave_up = tokio::time::timeout(
         Duration::from_millis(200),
         relay.forward(Some(port), &invoke("wait")),
@@ -200,6 +202,73 @@ async fn no_child_refused_dead_and_cancelled() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the child never saw its caller go");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tenant_reaches_a_child_pinned_to_one() {
+    let (port, listening) = child(Arc::new(Mutex::new(Vec::new())), Some("t")).await;
+    // Through the relay: the call's tenant goes as `kindgi-tenant-id`.
+    let relay = Relay::new(TOKEN.into());
+    let status = |outcome: RelayOutcome| match outcome {
+        RelayOutcome::Answer { status, body, .. } => (status, body),
+        other => panic!("an answer: {other:?}"),
+    };
+    let pinned = RelayCall {
+        tenant_id: Some("t".into()),
+        ..invoke("headers")
+    };
+    assert_eq!(status(relay.forward(Some(port), &pinned).await).0, 200);
+    assert_eq!(
+        status(relay.forward(Some(port), &invoke("headers")).await),
+        (421, r#"{"code":"pack-tenant-mismatch"}"#.into())
+    );
+    let info = RelayCall {
+        route: RelayRoute::Info,
+        tenant_id: Some("t".into()),
+        ..RelayCall::default()
+    };
+    assert_eq!(status(relay.forward(Some(port), &info).await).0, 200);
+
+    // Through the front: the caller's header is passed on.
+    let (_, serving) = tokio::sync::watch::channel(Some(port));
+    let front = Arc::new(Front::new(TOKEN.into(), serving, 1 << 20));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");
+    let body = invoke("headers").body.unwrap_or_default();
+    let post = |tenant: &str| {
+        format!(
+            "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\n{tenant}content-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    };
+    assert_eq!(
+        exchange(addr, &post("kindgi-tenant-id: t\r\n"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        exchange(addr, &post("kindgi-tenant-id: u\r\n"))
+            .await
+            .status,
+        421
+    );
+    assert_eq!(exchange(addr, &post("")).await.status, 421);
+    let info = |tenant: &str| {
+        format!("GET /v1/info HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\n{tenant}\r\n")
+            .into_bytes()
+    };
+    assert_eq!(
+        exchange(addr, &info("kindgi-tenant-id: t\r\n"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(exchange(addr, &info("")).await.status, 421);
+    served.close().await;
+    listening.stop(Duration::from_millis(100)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -249,7 +318,7 @@ async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
     );
 
     let events = Arc::new(Mutex::new(Vec::new()));
-    let (port, listening) = child(events).await;
+    let (port, listening) = child(events, None).await;
     serve_port.send_replace(Some(port));
     assert_eq!(exchange(addr, &get("/readyz", "")).await.status, 200);
     let through = exchange(addr, &post(&call, "application/json")).await;

@@ -72,6 +72,7 @@ pub struct RelayCallJs {
     pub request_id: Option<String>,
     pub protocol: Option<String>,
     pub traceparent: Option<String>,
+    pub tenant_id: Option<String>,
 }
 
 #[napi(object)]
@@ -357,6 +358,7 @@ impl NativeSupervisor {
             request_id: call.request_id,
             protocol: call.protocol,
             traceparent: call.traceparent,
+            tenant_id: call.tenant_id,
         };
         let outcome = tokio::select! {
             outcome = self.front.forward(&call) => Some(outcome),

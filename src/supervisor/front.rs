@@ -95,6 +95,7 @@ impl Front {
             request_id: non_empty("kindgi-request-id"),
             protocol: non_empty("kindgi-protocol"),
             traceparent: non_empty("traceparent"),
+            tenant_id: non_empty("kindgi-tenant-id"),
         };
         if route == RelayRoute::Invoke {
             match read_body(req.into_body(), self.max_body_bytes).await {

@@ -1,5 +1,5 @@
 //! The relay: one call forwarded to the serving child over loopback, with the session token
-//! and the caller's deadline, ids, protocol and trace, and what became of it — answered,
+//! and the caller's deadline, ids, protocol, trace and tenant, and what became of it — answered,
 //! provably not run (`unavailable`), possibly run (`failed`), or cancelled by its caller
 //! (dropping the future).
 //!
@@ -42,6 +42,8 @@ pub struct RelayCall {
     pub request_id: Option<String>,
     pub protocol: Option<String>,
     pub traceparent: Option<String>,
+    /// `kindgi-tenant-id` (protocol 2.7.0): a child pinned to a tenant refuses calls without it.
+    pub tenant_id: Option<String>,
 }
 
 /// What became of a forwarded call.
@@ -314,6 +316,7 @@ impl Relay {
             ("kindgi-request-id", call.request_id.as_deref()),
             ("kindgi-protocol", call.protocol.as_deref()),
             ("traceparent", call.traceparent.as_deref()),
+            ("kindgi-tenant-id", call.tenant_id.as_deref()),
         ];
         for (name, value) in optional {
             if let Some(value) = value {
