@@ -219,6 +219,38 @@ test('a child pinned to a tenant gets the caller\'s kindgi-tenant-id through the
   }
 });
 
+test('onLog and onEvent that throw change nothing: the start resolves, calls are answered, close() ends it', async () => {
+  const uncaught = [];
+  const onUncaught = (error) => uncaught.push(error);
+  process.on('uncaughtException', onUncaught);
+  const calls = { log: 0, event: 0 };
+  const sup = createPackServiceSupervisor({
+    command,
+    moduleRoot: packRoot,
+    env,
+    onLog: () => {
+      calls.log += 1;
+      throw new Error('onLog threw');
+    },
+    onEvent: () => {
+      calls.event += 1;
+      throw new Error('onEvent threw');
+    },
+  });
+  try {
+    const front = await sup.listen();
+    assert.equal((await sup.start(join(packRoot, 'index.json'))).kind, 'ok');
+    // fixture.echo's handler writes nothing; its call record arrives as a `log` event.
+    const answer = await client(front, sup.token).invoke('fixture.echo', { text: 'hi' });
+    assert.equal(answer.status, 200);
+    await until(() => calls.event >= 2, 'the started event and the call record');
+  } finally {
+    await sup.close();
+    process.off('uncaughtException', onUncaught);
+  }
+  assert.deepEqual(uncaught, []);
+});
+
 test('bad options throw invalid-argument with a clear message', () => {
   const base = { command, moduleRoot: packRoot, env };
   const refused = (options, message) =>
