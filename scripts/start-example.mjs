@@ -1,17 +1,27 @@
-// `npm start`: serves the example pack (the test fixture pack) on PORT (default 8080) with a
+// `npm start`: serves the example pack (examples/pack) on PORT (default 8080) with a
 // development token, and prints how to call it.
 import { fileURLToPath } from 'node:url';
 import { main } from '../lib/pack-service-main.js';
 
 const token = process.env.KINDGI_PACK_SERVICE_TOKEN ?? 'dev-token';
 const port = process.env.PORT ?? '8080';
-const index = fileURLToPath(new URL('../__test__/fixtures/js-pack/index.json', import.meta.url));
+const index = fileURLToPath(new URL('../examples/pack/index.json', import.meta.url));
+const call = (message, headers = '') =>
+  [
+    `  curl -s localhost:${port}/v1/invoke -H 'kindgi-pack-token: ${token}' -H 'content-type: application/json'${headers} \\`,
+    `    -d '${JSON.stringify({ v: 2, ...message })}'`,
+  ].join('\n');
+const ctx = { tenantId: 't', runId: 'r' };
 process.stdout.write(
   [
     `Serving the example pack (${index}) on port ${port}. Try:`,
     `  curl -s localhost:${port}/v1/info -H 'kindgi-pack-token: ${token}'`,
-    `  curl -s localhost:${port}/v1/invoke -H 'kindgi-pack-token: ${token}' -H 'content-type: application/json' \\`,
-    `    -d '{"v":2,"kind":"invoke","tool":{"id":"fixture.echo"},"input":{"text":"hi"},"ctx":{"tenantId":"t","runId":"r"}}'`,
+    call({ kind: 'invoke', tool: { id: 'example.greet' }, input: { name: 'Ada', language: 'fr' }, ctx }),
+    call({ kind: 'invoke', tool: { id: 'example.word-count' }, input: { text: 'the cat and the hat' }, ctx }),
+    '  A deadline of 1.5 s on a 5 s countdown (the answer is deadline-exceeded):',
+    call({ kind: 'invoke', tool: { id: 'example.countdown' }, input: { seconds: 5 }, ctx }, " -H 'kindgi-timeout-ms: 1500'"),
+    '  The guardrail check:',
+    call({ kind: 'check-invoke', check: { id: 'example.checks.no-shouting' }, config: { maxUpperRatio: 0.5 }, trace: { runId: 'r', output: 'WHY ARE WE SHOUTING' } }),
     'Stop with Ctrl-C (or SIGTERM to drain).',
     '',
   ].join('\n'),
