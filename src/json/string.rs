@@ -24,21 +24,48 @@ fn push_u_escape(out: &mut String, unit: u32) {
     }
 }
 
+/// Whether any of eight bytes must be escaped: below 0x20, `"` or `\\`. Never a false "no";
+/// a false "yes" only sends the bytes through the byte loop.
+fn any_to_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte below `n` (n ≤ 0x80) sets its high bit in `(x - n·ONES) & !x`.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
+    (below(word, 0x20)
+        | below(word ^ (ONES * u64::from(b'"')), 1)
+        | below(word ^ (ONES * u64::from(b'\\')), 1))
+        != 0
+}
+
 /// Writes `s` as a quoted JSON string.
 pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
+    let mut at = 0;
+    while at < bytes.len() {
+        // Text is mostly plain: eight bytes are checked at once, and only a block with
+        // something to escape goes byte by byte.
+        let end = match bytes[at..].first_chunk::<8>() {
+            Some(block) if !any_to_escape(u64::from_ne_bytes(*block)) => {
+                at += 8;
+                continue;
+            }
+            Some(_) => at + 8,
+            None => bytes.len(),
+        };
+        for (i, &b) in bytes.iter().enumerate().take(end).skip(at) {
+            if b >= 0x20 && b != b'"' && b != b'\\' {
+                continue;
+            }
+            out.push_str(&s[run..i]);
+            match escape_of(u32::from(b)) {
+                Some(short) => out.push_str(short),
+                None => push_u_escape(out, u32::from(b)),
+            }
+            run = i + 1;
         }
-        out.push_str(&s[run..i]);
-        match escape_of(u32::from(b)) {
-            Some(short) => out.push_str(short),
-            None => push_u_escape(out, u32::from(b)),
-        }
-        run = i + 1;
+        at = end;
     }
     out.push_str(&s[run..]);
     out.push('"');
@@ -117,6 +144,34 @@ mod tests {
         assert_eq!(quoted("\u{8}\u{c}\n\r\t"), "\"\\b\\f\\n\\r\\t\"");
         assert_eq!(quoted("\u{0}\u{1f}\u{7f}"), "\"\\u0000\\u001f\u{7f}\"");
         assert_eq!(quoted("é\u{2028}😀"), "\"é\u{2028}😀\"");
+    }
+
+    #[test]
+    fn eight_bytes_at_a_time_escape_what_one_at_a_time_does() {
+        // The UTF-16 writer goes character by character: the two must agree on any text, with
+        // the characters to escape at every place in and across the eight-byte blocks.
+        let alphabet = [
+            'a', '"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', 'é', '✓', '😀', '\u{80}',
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for case in 0..5000 {
+            let len = case % 40;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let units: Vec<u16> = text.encode_utf16().collect();
+            assert_eq!(quoted(&text), quoted16(&units), "{text:?}");
+        }
+        for byte in 0u8..0x80 {
+            let text = format!("abcdefg{}hijklmnop", byte as char);
+            let units: Vec<u16> = text.encode_utf16().collect();
+            assert_eq!(quoted(&text), quoted16(&units), "{byte:#x}");
+        }
     }
 
     #[test]

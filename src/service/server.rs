@@ -2,6 +2,7 @@
 //! [`RequestHead`], read admitted bodies under the cap, and write JSON answers with the headers
 //! the TypeScript service writes.
 
+use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::http::{joined_header, Reply};
 use bytes::{Bytes, BytesMut};
@@ -248,7 +249,7 @@ async fn handle(
         Ok(Err(_)) => return closing(StatusCode::BAD_REQUEST),
         Err(_) => return closing(StatusCode::REQUEST_TIMEOUT),
     };
-    let text = String::from_utf8_lossy(&body);
+    let text = utf8_text(&body);
     match service.invoke(&head, &text).await {
         Outcome::Reply(reply) => reply_response(reply),
         Outcome::Message(json) => {

@@ -3,7 +3,7 @@
 //! whichever child serves (the relay), so a caller keeps one URL however often the child is
 //! swapped.
 
-use crate::js::js_number;
+use crate::js::{js_number, utf8_text};
 use crate::service::http::{is_json_content_type, joined_header, refuse_request, Reply, Route};
 use crate::service::server::{closing, read_body, reply_response, Handler};
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
@@ -99,7 +99,7 @@ impl Front {
         };
         if route == RelayRoute::Invoke {
             match read_body(req.into_body(), self.max_body_bytes).await {
-                Ok(Some(body)) => call.body = Some(String::from_utf8_lossy(&body).into_owned()),
+                Ok(Some(body)) => call.body = Some(utf8_text(&body).into_owned()),
                 Ok(None) => return reply_response(Reply::too_large()),
                 // As the service answers a body it cannot read.
                 Err(_) => return closing(StatusCode::BAD_REQUEST),

@@ -8,6 +8,7 @@
 //! connection task and no hand-over between tasks per call. A dropped call drops (closes)
 //! its connection, which the child sees as its caller hanging up.
 
+use crate::js::utf8_text;
 use crate::json::write_js_number;
 use crate::service::core::DEFAULT_TIMEOUT_MS;
 use bytes::Bytes;
@@ -287,7 +288,7 @@ impl Relay {
             return RelayOutcome::Answer {
                 status,
                 headers,
-                body: String::from_utf8_lossy(&body).into_owned(),
+                body: utf8_text(&body).into_owned(),
             };
         }
     }
