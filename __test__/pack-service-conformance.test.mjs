@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { indexHash, readPackServiceConfig } from '../index.js';
 // The root entry has no service (as in TypeScript, it lives in ./pack-service).
 import { createPackService, startPackService } from '../lib/pack-service.js';
+import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packRoot = join(here, 'fixtures', 'js-pack-conformance');
@@ -34,15 +35,6 @@ const ctx = { tenantId: 't1', runId: 'r1' };
 const fixtureModule = (modulePath) => import(pathToFileURL(resolve(packRoot, modulePath)).href);
 const gate = await fixtureModule('tools/gate.mjs');
 const slowCheck = await fixtureModule('guardrails/slow.mjs');
-
-/** Polls `condition` every 5 ms; fails after 10 s (a loaded machine is slow, never this slow). */
-async function until(condition, what) {
-  for (let i = 0; i < 2000; i += 1) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 /**
  * A service on loopback, served by `transport`: `listen` (the Rust server) or `handle` (the

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService, packServiceLogs, startPackService } from '../lib/pack-service.js';
 import { onLines } from './helpers/lines.mjs';
+import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -31,14 +32,6 @@ function launch(env = {}) {
   const exited = new Promise((done) => child.on('exit', (code) => done(code)));
   onLines(child.stderr, (line) => lines.push(line));
   return { child, lines, exited };
-}
-
-async function until(condition, what) {
-  for (let i = 0; i < 1000; i += 1) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
 }
 
 const records = (lines) => lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));

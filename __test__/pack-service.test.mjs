@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService } from '../lib/pack-service.js';
+import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packRoot = join(here, 'fixtures', 'js-pack');
@@ -41,14 +42,6 @@ async function started(options = {}) {
 }
 
 const tool = (id, input = {}, extra = {}) => ({ v: 2, kind: 'invoke', tool: { id }, input, ctx, ...extra });
-
-async function until(condition, what) {
-  for (let i = 0; i < 1000; i += 1) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 test('answers calls with the TypeScript bytes and headers', async () => {
   const { service, invoke, url } = await started({ indexHash: 'sha256:ab' });

@@ -11,7 +11,9 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
 import { findPythonPeer } from '../scripts/python-peer.mjs';
+import { frontClient } from './helpers/front-client.mjs';
 import { processesNaming } from './helpers/processes.mjs';
+import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pyPack = join(here, 'fixtures', 'py-pack');
@@ -43,37 +45,11 @@ function supervisor(events = []) {
   });
 }
 
-function client(front, token) {
-  const headers = { 'content-type': 'application/json', 'kindgi-pack-token': token };
-  return {
-    get: async (path) => {
-      const res = await fetch(`${front.url}${path}`, { headers });
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    },
-    invoke: async (tool, input, extra = {}) => {
-      const res = await fetch(`${front.url}/v1/invoke`, {
-        method: 'POST',
-        headers: { ...headers, ...extra },
-        body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't', runId: 'r' } }),
-      });
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    },
-  };
-}
-
-async function until(condition, what) {
-  for (let i = 0; i < 1500; i += 1) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
 test('a Python child behind the front: calls, info, deadlines, a swap with a call in flight, stop and close', { skip }, async () => {
   const { dir, files } = indexes();
   const sup = supervisor();
   const front = await sup.listen();
-  const call = client(front, sup.token);
+  const call = frontClient(front, sup.token);
   try {
     assert.equal((await sup.start(files.v1)).kind, 'ok');
     assert.equal((await call.get('/readyz')).status, 200);
@@ -123,7 +99,7 @@ test('a Python child that fails to boot keeps the old one serving; one that dies
   const events = [];
   const sup = supervisor(events);
   const front = await sup.listen();
-  const call = client(front, sup.token);
+  const call = frontClient(front, sup.token);
   try {
     assert.equal((await sup.start(files.v1)).kind, 'ok');
     const [serving] = processesNaming(dir);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
 import { processesNaming } from './helpers/processes.mjs';
 import { randomCases, rng } from './helpers/random-requests.mjs';
+import { until } from './helpers/until.mjs';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kindgi-pack-service.mjs');
 const VERSIONS = ['1', '2', '3'];
@@ -38,14 +39,6 @@ function pack() {
     );
   }
   return { root, indexes };
-}
-
-async function until(condition, what) {
-  for (let i = 0; i < 1000; i += 1) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
 }
 
 test('a random life of swaps, failed boots, stops and crashes keeps the model and leaves no child', async () => {

@@ -10,8 +10,10 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
+import { frontClient } from './helpers/front-client.mjs';
 import { processesNaming } from './helpers/processes.mjs';
 import { randomCases, sendRandomRequests } from './helpers/random-requests.mjs';
+import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -47,31 +49,6 @@ function packs() {
   return { v2, crashRoot, crashIndex };
 }
 
-function client(front, token) {
-  return {
-    get: async (path) => {
-      const res = await fetch(`${front.url}${path}`, { headers: { 'kindgi-pack-token': token } });
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    },
-    invoke: async (tool, input = {}, headers = {}) => {
-      const res = await fetch(`${front.url}/v1/invoke`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'kindgi-pack-token': token, ...headers },
-        body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't', runId: 'r' } }),
-      });
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    },
-  };
-}
-
-async function until(condition, what) {
-  for (let i = 0; i < 1500; i += 1) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
 test('the front forwards to the serving child; a swap keeps the URL and finishes the call in flight; a failed boot keeps the old child', async () => {
   const { v2 } = packs();
   const events = [];
@@ -80,7 +57,7 @@ test('the front forwards to the serving child; a swap keeps the URL and finishes
   try {
     const front = await sup.listen();
     assert.deepEqual(await sup.listen(), front, 'listen is idempotent');
-    const call = client(front, sup.token);
+    const call = frontClient(front, sup.token);
     assert.equal((await call.get('/healthz')).status, 200);
     const none = await call.get('/readyz');
     assert.deepEqual([none.status, none.text, none.headers.get('retry-after')], [503, '{"error":"no pack service"}', '1']);
@@ -126,7 +103,7 @@ test('a crash mid-call answers 502 and the child is restarted; a crash loop is g
   const sup = createPackServiceSupervisor({ command, moduleRoot: crashRoot, env, onEvent: (e) => events.push(e), maxRestarts: 1, restartDelayMs: 10 });
   try {
     const front = await sup.listen();
-    const call = client(front, sup.token);
+    const call = frontClient(front, sup.token);
     assert.equal((await sup.start(crashIndex)).kind, 'ok');
     const died = await call.invoke('crash.exit');
     assert.equal(died.status, 502);
@@ -158,7 +135,7 @@ test('random requests through the front get the answers the child gives, and the
     const statuses = await sendRandomRequests(port, sup.token, cases, 0x6b696e64676902);
     assert.ok((statuses.get(200) ?? 0) > cases / 3, JSON.stringify([...statuses]));
     assert.deepEqual(events.filter((e) => e.kind === 'exited' || e.kind === 'restarting'), [], 'the child never went');
-    const after = await client(front, sup.token).invoke('fixture.echo', { text: 'hi' });
+    const after = await frontClient(front, sup.token).invoke('fixture.echo', { text: 'hi' });
     assert.equal(after.text, '{"v":2,"kind":"result","output":{"text":"hi","n":1}}');
   } finally {
     await sup.close();
@@ -198,7 +175,7 @@ test('a child pinned to a tenant gets the caller\'s kindgi-tenant-id through the
   try {
     const front = await sup.listen();
     assert.equal((await sup.start(join(packRoot, 'index.json'))).kind, 'ok');
-    const { get, invoke } = client(front, sup.token);
+    const { get, invoke } = frontClient(front, sup.token);
     const pinned = await invoke('fixture.echo', { text: 'hi' }, { 'kindgi-tenant-id': 't' });
     assert.equal(pinned.status, 200);
     assert.deepEqual(JSON.parse(pinned.text).output, { text: 'hi', n: 1 });
@@ -241,7 +218,7 @@ test('onLog and onEvent that throw change nothing: the start resolves, calls are
     const front = await sup.listen();
     assert.equal((await sup.start(join(packRoot, 'index.json'))).kind, 'ok');
     // fixture.echo's handler writes nothing; its call record arrives as a `log` event.
-    const answer = await client(front, sup.token).invoke('fixture.echo', { text: 'hi' });
+    const answer = await frontClient(front, sup.token).invoke('fixture.echo', { text: 'hi' });
     assert.equal(answer.status, 200);
     await until(() => calls.event >= 2, 'the started event and the call record');
   } finally {
@@ -351,7 +328,7 @@ test('SUP 108, 119: traceparent reaches the child; a new supervisor on the old t
   const front = await first.listen();
   await first.start(join(packRoot, 'index.json'));
   const trace = '0af7651916cd43dd8448eb211c80319c';
-  const res = await client(front, first.token).invoke('fixture.echo', { text: 't' }, { traceparent: `00-${trace}-b7ad6b7169203331-01` });
+  const res = await frontClient(front, first.token).invoke('fixture.echo', { text: 't' }, { traceparent: `00-${trace}-b7ad6b7169203331-01` });
   assert.equal(res.status, 200);
   await until(() => events.some((e) => e.kind === 'log' && e.event.kind === 'call'), 'the call record');
   assert.equal(events.find((e) => e.kind === 'log' && e.event.kind === 'call').event.traceId, trace);
@@ -360,7 +337,7 @@ test('SUP 108, 119: traceparent reaches the child; a new supervisor on the old t
   try {
     assert.deepEqual(await second.listen(), front);
     await second.start(join(packRoot, 'index.json'));
-    assert.equal((await client(front, first.token).invoke('fixture.echo', { text: 'again' })).status, 200);
+    assert.equal((await frontClient(front, first.token).invoke('fixture.echo', { text: 'again' })).status, 200);
   } finally {
     await second.close();
   }
@@ -373,7 +350,7 @@ test('SUP 112-115: SIGINT waits for beginClose before it is a crash; SIGKILL is 
     const sup = createPackServiceSupervisor({ command, moduleRoot: crashRoot, env, onEvent: (e) => events.push(e), restartDelayMs: 10 });
     const front = await sup.listen();
     await sup.start(crashIndex);
-    const died = await client(front, sup.token).invoke(tool);
+    const died = await frontClient(front, sup.token).invoke(tool);
     assert.equal(died.status, 502);
     await afterDeath(sup, events);
     await sup.close();
@@ -408,7 +385,7 @@ test('SUP 123: a 6 s call during a swap is not cut off: the old child drains it 
   try {
     const front = await sup.listen();
     await sup.start(join(packRoot, 'index.json'));
-    const call = client(front, sup.token);
+    const call = frontClient(front, sup.token);
     const long = call.invoke('fixture.sleep', { ms: 6000 });
     await new Promise((r) => setTimeout(r, 200));
     const swapped = await sup.start(v2);
