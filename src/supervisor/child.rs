@@ -10,7 +10,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
@@ -256,34 +256,44 @@ async fn read_lines(mut stream: impl AsyncRead + Unpin, mut on_line: impl FnMut(
     let mut lines = LineSplitter::default();
     let mut buffer = [0u8; 8192];
     while let Ok(read @ 1..) = stream.read(&mut buffer).await {
-        lines.push(&buffer[..read], &mut on_line);
+        lines.push(&buffer[..read], Instant::now(), &mut on_line);
     }
     lines.finish(&mut on_line);
 }
+
+/// How long after a read that ends with `\r` a `\n` opening the next read still belongs to
+/// it: readline's `crlfDelay`, whose default is 100 ms. Later, the `\n` ends an empty line.
+const CRLF_DELAY: Duration = Duration::from_millis(100);
 
 /// Bytes in, lines out (see [`read_lines`]).
 #[derive(Default)]
 struct LineSplitter {
     line: Vec<u8>,
-    /// The last byte seen was a `\r`: a `\n` right after it ends nothing more.
-    after_cr: bool,
+    /// When a read ended with a line's `\r`: a `\n` opening the next read within
+    /// [`CRLF_DELAY`] ends nothing more.
+    cr_at: Option<Instant>,
 }
 
 impl LineSplitter {
-    fn push(&mut self, mut bytes: &[u8], on_line: &mut impl FnMut(String)) {
+    fn push(&mut self, mut bytes: &[u8], now: Instant, on_line: &mut impl FnMut(String)) {
         if bytes.is_empty() {
             return;
         }
-        if self.after_cr && bytes.first() == Some(&b'\n') {
+        let just_after_cr = self
+            .cr_at
+            .take()
+            .is_some_and(|at| now.saturating_duration_since(at) <= CRLF_DELAY);
+        if just_after_cr && bytes.first() == Some(&b'\n') {
             bytes = &bytes[1..];
         }
-        self.after_cr = false;
         while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
             self.line.extend_from_slice(&bytes[..end]);
             on_line(String::from_utf8_lossy(&self.line).into_owned());
             self.line.clear();
             let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
-            self.after_cr = bytes[end] == b'\r' && end + 1 == bytes.len();
+            if bytes[end] == b'\r' && end + 1 == bytes.len() {
+                self.cr_at = Some(now);
+            }
             bytes = &bytes[end + 1 + usize::from(crlf)..];
         }
         self.line.extend_from_slice(bytes);
@@ -448,14 +458,21 @@ mod tests {
         assert_eq!(ended.signal.as_deref(), Some("SIGKILL"));
     }
 
-    fn split(chunks: &[&[u8]]) -> Vec<String> {
+    /// The lines of `chunks`, each read `gap` after the one before.
+    fn split_with_gap(chunks: &[&[u8]], gap: Duration) -> Vec<String> {
         let mut lines = Vec::new();
         let mut splitter = LineSplitter::default();
+        let mut now = Instant::now();
         for chunk in chunks {
-            splitter.push(chunk, &mut |line| lines.push(line));
+            splitter.push(chunk, now, &mut |line| lines.push(line));
+            now += gap;
         }
         splitter.finish(&mut |line| lines.push(line));
         lines
+    }
+
+    fn split(chunks: &[&[u8]]) -> Vec<String> {
+        split_with_gap(chunks, Duration::ZERO)
     }
 
     #[test]
@@ -466,6 +483,11 @@ mod tests {
         );
         // A \r\n split across reads is one ending; \r\r is two.
         assert_eq!(split(&[b"a\r", b"\nb\r", b"\r", b"c"]), ["a", "b", "", "c"]);
+        // Unless the \n comes over 100 ms after the \r: then it ends an empty line.
+        let late = Duration::from_millis(150);
+        assert_eq!(split_with_gap(&[b"a\r", b"\nb"], late), ["a", "", "b"]);
+        let soon = Duration::from_millis(100);
+        assert_eq!(split_with_gap(&[b"a\r", b"\nb"], soon), ["a", "b"]);
         // Bytes that are not UTF-8 become U+FFFD, and the reading goes on.
         assert_eq!(
             split(&[b"caf\xe9\n\xff\xfeok", b"\n{\"kind\":1}\n"]),
