@@ -228,6 +228,23 @@ test('onLog and onEvent that throw change nothing: the start resolves, calls are
   assert.deepEqual(uncaught, []);
 });
 
+test('a command that cannot be started fails its start in the words of Node\'s spawn', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kindgi-unstartable-'));
+  const notExecutable = join(dir, 'not-executable');
+  writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+  for (const program of [join(dir, 'missing'), notExecutable]) {
+    const nodeSays = await new Promise((resolve) => spawn(program, [], { env: {} }).on('error', (e) => resolve(e.message)));
+    const events = [];
+    const sup = createPackServiceSupervisor({ command: [program], moduleRoot: packRoot, env, onEvent: (e) => events.push(e) });
+    try {
+      assert.deepEqual(await sup.start(join(packRoot, 'index.json')), { kind: 'err', error: { problems: [nodeSays] } });
+      assert.deepEqual(events, [{ kind: 'boot-failed', problems: [nodeSays] }]);
+    } finally {
+      await sup.close();
+    }
+  }
+});
+
 test('bad options throw invalid-argument with a clear message', () => {
   const base = { command, moduleRoot: packRoot, env };
   const refused = (options, message) =>

@@ -134,7 +134,7 @@ pub async fn boot(
     }
     let mut process = spawner::spawn(command)
         .await
-        .map_err(|e| vec![e.to_string()])?;
+        .map_err(|e| vec![spawn_failure(&spec.program, &e)])?;
     let pid = process.id();
     let (listening, listened) = oneshot::channel();
     let boot = Arc::new(Mutex::new(Boot {
@@ -355,6 +355,46 @@ fn exit_of(status: std::process::ExitStatus) -> ChildExit {
     }
 }
 
+/// Why a child could not be started, in the words of Node's `spawn` error, which the
+/// TypeScript supervisor reports: `spawn <program> ENOENT`.
+fn spawn_failure(program: &str, error: &std::io::Error) -> String {
+    match error.raw_os_error().and_then(errno_name) {
+        Some(code) => format!("spawn {program} {code}"),
+        None => format!("spawn {program}: {error}"),
+    }
+}
+
+/// libuv's name for the errors starting a process can give.
+#[cfg(unix)]
+fn errno_name(errno: i32) -> Option<&'static str> {
+    let known = [
+        (libc::ENOENT, "ENOENT"),
+        (libc::EACCES, "EACCES"),
+        (libc::EPERM, "EPERM"),
+        (libc::ENOEXEC, "ENOEXEC"),
+        (libc::ENOTDIR, "ENOTDIR"),
+        (libc::EISDIR, "EISDIR"),
+        (libc::ELOOP, "ELOOP"),
+        (libc::ENAMETOOLONG, "ENAMETOOLONG"),
+        (libc::E2BIG, "E2BIG"),
+        (libc::ETXTBSY, "ETXTBSY"),
+        (libc::ENOMEM, "ENOMEM"),
+        (libc::EAGAIN, "EAGAIN"),
+        (libc::EMFILE, "EMFILE"),
+        (libc::ENFILE, "ENFILE"),
+        (libc::ESRCH, "ESRCH"),
+    ];
+    known
+        .iter()
+        .find(|(n, _)| *n == errno)
+        .map(|(_, name)| *name)
+}
+
+#[cfg(not(unix))]
+fn errno_name(_errno: i32) -> Option<&'static str> {
+    None
+}
+
 /// Node's name for a signal number (`child.signalCode`).
 #[cfg(unix)]
 fn signal_name(number: i32) -> String {
@@ -568,6 +608,21 @@ mod tests {
         assert_eq!(
             silent.err(),
             Some(vec!["The pack service exited (3) before listening".into()])
+        );
+        let missing = ChildSpec {
+            program: "/nonexistent/kindgi-pack-service".into(),
+            ..shell("")
+        };
+        let unstarted = boot(
+            &missing,
+            Duration::from_secs(10),
+            Arc::clone(&sink),
+            pending(),
+        )
+        .await;
+        assert_eq!(
+            unstarted.err(),
+            Some(vec!["spawn /nonexistent/kindgi-pack-service ENOENT".into()])
         );
         let slow = boot(
             &shell("sleep 5"),
