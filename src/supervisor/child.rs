@@ -384,10 +384,7 @@ fn errno_name(errno: i32) -> Option<&'static str> {
         (libc::ENFILE, "ENFILE"),
         (libc::ESRCH, "ESRCH"),
     ];
-    known
-        .iter()
-        .find(|(n, _)| *n == errno)
-        .map(|(_, name)| *name)
+    name_in(&known, errno)
 }
 
 #[cfg(not(unix))]
@@ -414,10 +411,16 @@ fn signal_name(number: i32) -> String {
         (libc::SIGUSR2, "SIGUSR2"),
         (libc::SIGBUS, "SIGBUS"),
     ];
-    known
+    name_in(&known, number).map_or_else(|| format!("SIG{number}"), str::to_owned)
+}
+
+/// The name `table` gives `number`.
+#[cfg(unix)]
+fn name_in(table: &[(i32, &'static str)], number: i32) -> Option<&'static str> {
+    table
         .iter()
         .find(|(n, _)| *n == number)
-        .map_or_else(|| format!("SIG{number}"), |(_, name)| (*name).to_owned())
+        .map(|(_, name)| *name)
 }
 
 #[cfg(all(test, unix))]
