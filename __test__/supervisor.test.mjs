@@ -170,6 +170,35 @@ test('the relay without HTTP: answer, unavailable and cancelled', async () => {
   }
 });
 
+test('calls made without pause through swaps are all answered, by the old child or the new', async () => {
+  const { v2 } = packs();
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env });
+  try {
+    const front = await sup.listen();
+    const v1 = join(packRoot, 'index.json');
+    assert.equal((await sup.start(v1)).kind, 'ok');
+    const { invoke } = frontClient(front, sup.token);
+    let swapping = true;
+    const answers = [];
+    // A call that chose the old child as a swap began must not meet it draining (503) or gone
+    // (502): the old child is retired once the calls that chose it are done.
+    const caller = async () => {
+      while (swapping) {
+        const answer = await invoke('fixture.echo', { text: 'hi' });
+        answers.push(answer.status === 200 ? answer.headers.get('kindgi-artifact-version') : `${answer.status} ${answer.text}`);
+      }
+    };
+    const callers = Array.from({ length: 16 }, caller);
+    for (let swap = 1; swap <= 12; swap += 1) assert.equal((await sup.start(swap % 2 ? v2 : v1)).kind, 'ok');
+    swapping = false;
+    await Promise.all(callers);
+    assert.deepEqual(answers.filter((a) => !['20260101.1', '20260202.2'].includes(a)), []);
+    assert.ok(answers.length > 100, `${answers.length} calls`);
+  } finally {
+    await sup.close();
+  }
+});
+
 test('a child pinned to a tenant gets the caller\'s kindgi-tenant-id through the front and the relay (protocol 2.7.0)', async () => {
   const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env: async () => ({ PATH: process.env.PATH ?? '', KINDGI_PACK_TENANT_ID: 't' }) });
   try {

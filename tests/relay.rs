@@ -231,7 +231,7 @@ async fn the_tenant_reaches_a_child_pinned_to_one() {
 
     // Through the front: the caller's header is passed on.
     let (_, serving) = tokio::sync::watch::channel(Some(port));
-    let front = Arc::new(Front::new(TOKEN.into(), serving, 1 << 20));
+    let front = Arc::new(Front::new(TOKEN.into(), serving, Arc::default(), 1 << 20));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");
@@ -274,7 +274,7 @@ async fn the_tenant_reaches_a_child_pinned_to_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
     let (serve_port, serving) = tokio::sync::watch::channel(None);
-    let front = Arc::new(Front::new(TOKEN.into(), serving, 1024));
+    let front = Arc::new(Front::new(TOKEN.into(), serving, Arc::default(), 1024));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");

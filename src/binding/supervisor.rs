@@ -220,6 +220,7 @@ pub fn create_native_supervisor(
     let front = Arc::new(Front::new(
         options.token,
         lifecycle.serving(),
+        lifecycle.calls(),
         options.max_body_bytes as usize,
     ));
     NativeSupervisor {

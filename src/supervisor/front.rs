@@ -6,12 +6,14 @@
 use crate::js::{js_number, utf8_text};
 use crate::service::http::{is_json_content_type, joined_header, refuse_request, Reply, Route};
 use crate::service::server::{closing, read_body, reply_response, Handler};
+use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Request, Response, StatusCode};
+use std::sync::Arc;
 use tokio::sync::watch;
 
 /// The front's state: the session token, the relay, and the serving child's port (set by the
@@ -20,6 +22,7 @@ pub struct Front {
     token: Vec<u8>,
     relay: Relay,
     serving: watch::Receiver<Option<u16>>,
+    calls: Arc<CallsToChildren>,
     max_body_bytes: usize,
 }
 
@@ -27,12 +30,14 @@ impl Front {
     pub fn new(
         token: String,
         serving: watch::Receiver<Option<u16>>,
+        calls: Arc<CallsToChildren>,
         max_body_bytes: usize,
     ) -> Front {
         Front {
             token: token.as_bytes().to_vec(),
             relay: Relay::new(token),
             serving,
+            calls,
             max_body_bytes,
         }
     }
@@ -44,7 +49,18 @@ impl Front {
     /// Forwards `call` to whichever child serves now: the front's own routes, and
     /// `relay.forward` from JS, share this and the relay's kept connections.
     pub async fn forward(&self, call: &RelayCall) -> RelayOutcome {
-        self.relay.forward(self.serving_port(), call).await
+        // Counted against the child it goes to before it goes, and sent elsewhere if that child
+        // stopped serving meanwhile: a swap waits for the calls counted against the old child.
+        let (port, _counted) = loop {
+            let Some(port) = self.serving_port() else {
+                break (None, None);
+            };
+            let counted = self.calls.count(port);
+            if self.serving_port() == Some(port) {
+                break (Some(port), Some(counted));
+            }
+        };
+        self.relay.forward(port, call).await
     }
 
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {

@@ -5,6 +5,7 @@
 //! is given up on instead of restarted forever. The owner's own `start` (new code) that boots
 //! gives the next crash a fresh count; a restart's boot does not.
 
+use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink, CLOSING};
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -81,6 +82,9 @@ pub struct Lifecycle {
     closing: watch::Sender<bool>,
     /// Starts in progress, which `close` waits out so that no child outlives it.
     starting: watch::Sender<usize>,
+    /// The front's calls on their way to each child: a swap retires the previous child once
+    /// none that chose it is still out.
+    calls: Arc<CallsToChildren>,
 }
 
 /// Why a restart's child that booted does not serve: the owner stopped the supervisor meanwhile.
@@ -112,12 +116,18 @@ impl Lifecycle {
             serving_port: watch::channel(None).0,
             closing: watch::channel(false).0,
             starting: watch::channel(0).0,
+            calls: Arc::default(),
         })
     }
 
     /// The serving child's port, as the front reads it.
     pub fn serving(&self) -> watch::Receiver<Option<u16>> {
         self.serving_port.subscribe()
+    }
+
+    /// Where the front counts its calls to each child.
+    pub fn calls(&self) -> Arc<CallsToChildren> {
+        Arc::clone(&self.calls)
     }
 
     fn is_closing(&self) -> bool {
@@ -217,6 +227,11 @@ impl Lifecycle {
         });
         self.watch(child);
         if let Some((previous, _)) = previous {
+            // A call may have chosen the previous child just before the switch: it is let
+            // reach it and finish (for up to the grace) before the child is told to drain,
+            // which would answer it 503, or exit under it.
+            let calls_out = self.calls.none_out_to(previous.port);
+            let _ = tokio::time::timeout(self.options.stop_grace, calls_out).await;
             previous.retire(self.options.stop_grace).await;
         }
         Ok(port)
