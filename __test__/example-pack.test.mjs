@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BUILD, exampleIndex } from '../examples/pack/build-index.mjs';
 import { writeIndex } from '../lib/kindgi-index.js';
-import { onLines } from './helpers/lines.mjs';
+import { listeningPort } from './helpers/lines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -45,14 +45,8 @@ test('`npm start` serves the example pack, every call it prints is answered, and
   let printed = '';
   started.stdout.on('data', (chunk) => (printed += chunk));
   const exited = new Promise((done) => started.on('exit', (code, signal) => done({ code, signal })));
-  const listening = new Promise((resolve, reject) => {
-    onLines(started.stderr, (line) => {
-      if (line.includes('"event":"listening"')) resolve(JSON.parse(line).port);
-    });
-    exited.then(() => reject(new Error('npm start exited before listening')));
-  });
   try {
-    const port = await listening;
+    const port = await listeningPort(started);
     // Written before the service starts, but read through another pipe than the listening line.
     for (let i = 0; i < 500 && !printed.includes('Stop with Ctrl-C'); i += 1) await new Promise((r) => setTimeout(r, 10));
     const calls = printedCalls(printed);

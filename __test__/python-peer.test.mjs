@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { findPythonPeer } from '../scripts/python-peer.mjs';
-import { onLines } from './helpers/lines.mjs';
+import { listeningPort } from './helpers/lines.mjs';
 import { randomCases, randomRequest, rng, send } from './helpers/random-requests.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,13 +28,7 @@ function serve(command, args) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise((done) => child.on('exit', done));
-  return new Promise((resolve, reject) => {
-    onLines(child.stderr, (line) => {
-      const port = /"port":(\d+)/.exec(line)?.[1];
-      if (port && line.includes('listening')) resolve({ port: Number(port), stop: () => (child.kill('SIGTERM'), exited) });
-    });
-    exited.then((code) => reject(new Error(`${command} exited (${code}) before listening`)));
-  });
+  return listeningPort(child).then((port) => ({ port, stop: () => (child.kill('SIGTERM'), exited) }));
 }
 
 /** Sends `request` as raw bytes; resolves with the status line and the body once the server closes. */
