@@ -56,10 +56,11 @@ impl Drop for CountedCall {
                 *count -= 1;
                 if *count == 0 {
                     counts.remove(&self.port);
+                    // Only the last call out to a child ends a wait: the others need not wake it.
+                    self.calls.finished.notify_waiters();
                 }
             }
         }
-        self.calls.finished.notify_waiters();
     }
 }
 
