@@ -44,8 +44,11 @@ function recordJson(fields, level, threshold) {
   }
 }
 
-/** A `@kindgi/log` Logger whose records are written by `logs` (a NativeLogs) with `bindings`. */
-function nativeLogger(logs, bindings) {
+/**
+ * A `@kindgi/log` Logger whose records are written by `logs` (a NativeLogs) with `bindings`;
+ * `sink` writes the lines a call hands back (those meant for a caller's `write`).
+ */
+function nativeLogger(logs, bindings, sink) {
   const subsystem =
     typeof bindings.subsystem === 'string' && bindings.subsystem !== '' ? bindings.subsystem : 'root';
   const threshold = logs.threshold(subsystem);
@@ -54,7 +57,7 @@ function nativeLogger(logs, bindings) {
     if (RANK[level] < threshold) return;
     boundJson ??= recordJson(bindings, level, threshold) ?? '{}';
     const inMessage = Array.isArray(how?.inMessage) ? how.inMessage.filter((k) => typeof k === 'string') : undefined;
-    logs.write(boundJson, level, String(message), recordJson(fields, level, threshold), inMessage);
+    sink(logs.write(boundJson, level, String(message), recordJson(fields, level, threshold), inMessage));
   };
   const logger = {
     error: write('error'),
@@ -62,7 +65,7 @@ function nativeLogger(logs, bindings) {
     info: write('info'),
     debug: write('debug'),
     trace: write('trace'),
-    child: (more) => nativeLogger(logs, { ...bindings, ...more }),
+    child: (more) => nativeLogger(logs, { ...bindings, ...more }, sink),
     isLevelEnabled: (level) => RANK[level] >= threshold,
   };
   Object.defineProperty(logger, NATIVE, { value: { logs, bindings } });
@@ -87,10 +90,25 @@ export const PACK_SERVICE_EVENTS = Object.freeze(['listening', 'boot-failed', 'c
  * (`auto`: pretty only when `isTTY`; `KINDGI_DEV` plays no part). `log` is the `pack`
  * logger for calls and `ctx.log`; `event(kind, message, fields)` writes a lifecycle record.
  * A bad setting is `{kind: 'err', message}` naming it. `write` gets each line (without its
- * newline) instead of stderr; lines written from Rust threads reach it asynchronously.
+ * newline) instead of stderr: before `log.*()` or `event()` returns for the lines they write,
+ * on a later turn for the service's call records (written on Rust's threads).
  */
 export function packServiceLogs({ env = {}, write, isTTY = false } = {}) {
   const value = (name) => (typeof env[name] === 'string' ? env[name] : undefined);
+  const writeLine =
+    typeof write === 'function'
+      ? (line) => {
+          try {
+            write(line);
+          } catch {
+            // A sink that fails must never fail the code that logged.
+          }
+        }
+      : undefined;
+  // Lines logged on this thread come back from the call that wrote them, to be written now.
+  const sink = (lines) => {
+    if (lines !== undefined && lines !== null) for (const line of lines) writeLine?.(line);
+  };
   let logs;
   try {
     logs = native.createNativeLogs(
@@ -101,15 +119,7 @@ export function packServiceLogs({ env = {}, write, isTTY = false } = {}) {
         noColor: value('NO_COLOR'),
       },
       isTTY === true,
-      typeof write === 'function'
-        ? (line) => {
-            try {
-              write(line);
-            } catch {
-              // A sink that fails must never fail the code that logged.
-            }
-          }
-        : undefined,
+      writeLine,
     );
   } catch (cause) {
     return { kind: 'err', message: cause instanceof Error ? cause.message : String(cause) };
@@ -118,9 +128,9 @@ export function packServiceLogs({ env = {}, write, isTTY = false } = {}) {
     kind: 'ok',
     problems: [],
     logs: {
-      log: nativeLogger(logs, { subsystem: 'pack' }),
+      log: nativeLogger(logs, { subsystem: 'pack' }, sink),
       event(kind, message, fields = {}) {
-        logs.event(String(kind), String(message), recordJson(fields, 'info', RANK.trace));
+        sink(logs.event(String(kind), String(message), recordJson(fields, 'info', RANK.trace)));
       },
     },
   };

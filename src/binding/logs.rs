@@ -3,17 +3,56 @@
 //! writes its call records here directly, costing the JS thread nothing.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
-use crate::log::{stderr_sink, Level, LogEnv, LogSettings, Logger, Sink};
+use crate::log::{stderr_sink, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
 use napi::Status;
 use napi_derive::napi;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A JS line sink that does not keep the process alive.
 type WriteFn = ThreadsafeFunction<String, UnknownReturnValue, String, Status, false, true>;
+
+thread_local! {
+    /// Lines written while the JS thread is inside `write` or `event`: handed back to JS, which
+    /// gives them to its `write` before that call returns.
+    static FROM_JS: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+/// A JS `write` function as a sink. `@kindgi/log` writes synchronously, and callers read what a
+/// `log.info()` or `event()` wrote right after it: those lines (JS thread) are collected and
+/// returned to JS; lines from Rust's threads (call records) go through the threadsafe function.
+struct JsWriteSink {
+    write: WriteFn,
+}
+
+impl LineSink for JsWriteSink {
+    fn write(&self, line: &str) {
+        let queued = FROM_JS.with(|from_js| match from_js.borrow_mut().as_mut() {
+            Some(lines) => {
+                lines.push(line.to_owned());
+                false
+            }
+            None => true,
+        });
+        if queued {
+            self.write
+                .call(line.to_owned(), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// Runs `log` (on the JS thread) and returns the lines it wrote to a JS `write` sink, if any.
+fn lines_from_js(log: impl FnOnce()) -> Option<Vec<String>> {
+    FROM_JS.with(|from_js| *from_js.borrow_mut() = Some(Vec::new()));
+    log();
+    FROM_JS
+        .with(|from_js| from_js.borrow_mut().take())
+        .filter(|lines| !lines.is_empty())
+}
 
 /// The `KINDGI_LOG_*` variables (and `NO_COLOR`) as the process has them.
 #[napi(object)]
@@ -75,9 +114,7 @@ pub fn create_native_logs(
     .map_err(|message| NativeError::new(NativeErrorCode::InvalidArgument, message))?;
     let sink: Sink = match write {
         None => stderr_sink(),
-        Some(write) => Arc::new(move |line: &str| {
-            write.call(line.to_owned(), ThreadsafeFunctionCallMode::NonBlocking);
-        }),
+        Some(write) => Arc::new(JsWriteSink { write }),
     };
     Ok(NativeLogs {
         root: Logger::new(settings, sink),
@@ -95,7 +132,7 @@ impl NativeLogs {
     }
 
     /// Writes one record: the logger's bindings and the record's fields as JSON text, and the
-    /// names its message states.
+    /// names its message states. Returns the line for a JS `write` sink, which JS writes.
     #[napi]
     pub fn write(
         &self,
@@ -104,21 +141,26 @@ impl NativeLogs {
         message: String,
         fields: Option<String>,
         in_message: Option<Vec<String>>,
-    ) {
-        let Some(level) = Level::parse(&level) else {
-            return;
-        };
+    ) -> Option<Vec<String>> {
+        let level = Level::parse(&level)?;
         let fields = fields.as_deref().map(object).unwrap_or_default();
         let logger = self.logger(&bindings);
-        logger.log(level, &message, fields, &in_message.unwrap_or_default());
-        // Written from the JS thread: out now, after what Rust queued before it.
-        logger.flush();
+        lines_from_js(|| {
+            logger.log(level, &message, fields, &in_message.unwrap_or_default());
+            // Written from the JS thread: out now, after what Rust queued before it.
+            logger.flush();
+        })
     }
 
     /// Writes a lifecycle record (subsystem `pack`), whatever the levels: `event` and `kind`
-    /// name it, after the given fields.
+    /// name it, after the given fields. Returns the line for a JS `write` sink, which JS writes.
     #[napi]
-    pub fn event(&self, kind: String, message: String, fields: Option<String>) {
+    pub fn event(
+        &self,
+        kind: String,
+        message: String,
+        fields: Option<String>,
+    ) -> Option<Vec<String>> {
         let level = match kind.as_str() {
             "boot-failed" | "config-invalid" => Level::Error,
             _ => Level::Info,
@@ -127,7 +169,9 @@ impl NativeLogs {
         fields.insert("event".into(), kind.clone().into());
         fields.insert("kind".into(), kind.into());
         let logger = self.logger(r#"{"subsystem":"pack"}"#).unfiltered();
-        logger.log(level, &message, fields, &[]);
-        logger.flush();
+        lines_from_js(|| {
+            logger.log(level, &message, fields, &[]);
+            logger.flush();
+        })
     }
 }
