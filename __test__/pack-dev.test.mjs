@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { readDevArgs } from '../lib/pack-dev.js';
 import { processesNaming } from './helpers/processes.mjs';
 import { onLines } from './helpers/lines.mjs';
+import { ENV_NAMES_TOOL, localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-dev.mjs');
@@ -35,8 +36,8 @@ test('arguments: defaults, a command after --, and every problem at once', () =>
 });
 
 /** Spawns the CLI with --json; `next(kind)` resolves with the next event of that kind. */
-function launch(args) {
-  const child = spawn(process.execPath, [bin, '--json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+function launch(args, env = process.env) {
+  const child = spawn(process.execPath, [bin, '--json', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const events = [];
   const waiting = [];
   onLines(child.stdout, (line) => {
@@ -111,6 +112,31 @@ test('an index outside the module root, saved by renaming over it, swaps too', a
   assert.equal((await res.json()).artifactVersion, '20260303.3');
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);
+});
+
+test('pack code sees the variables the pack does not declare, as under kindgi dev, unless the filter is set', async () => {
+  const indexPath = writeLocalPack(packFolder('kindgi-pack-dev-env-'), { 'env.mjs': ENV_NAMES_TOOL });
+  const namesSeen = async (env) => {
+    const run = launch(['--index', indexPath, '--no-watch'], { PATH: process.env.PATH, DATABASE_URL: 'postgres://dev', ...env });
+    const front = await run.nth('front', 1);
+    await run.nth('started', 1);
+    const res = await fetch(`${front.url}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': front.token },
+      body: localCall('env'),
+    });
+    const { output } = await res.json();
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+    return { names: output.names, dropped: run.events.filter((e) => e.kind === 'log' && e.event?.kind === 'env-dropped') };
+  };
+  const dev = await namesSeen({});
+  assert.ok(dev.names.includes('DATABASE_URL'));
+  assert.ok(!dev.names.includes('KINDGI_PACK_SERVICE_TOKEN'));
+  assert.deepEqual(dev.dropped, []);
+  const filtered = await namesSeen({ KINDGI_PACK_ENV_FILTER: 'on' });
+  assert.ok(!filtered.names.includes('DATABASE_URL'));
+  assert.deepEqual(filtered.dropped.map((e) => e.event.names), [['DATABASE_URL']]);
 });
 
 test('a command after -- is the child; one that cannot run is a failed boot, and SIGTERM still closes', async () => {

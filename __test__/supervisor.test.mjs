@@ -280,6 +280,8 @@ test('bad options throw invalid-argument with a clear message', () => {
     assert.throws(() => createPackServiceSupervisor({ ...base, ...options }), (e) => e.code === 'invalid-argument' && message.test(e.message));
   refused({ token: 'short' }, /^A pack service token is at least 32 URL-safe base64 characters\.$/);
   refused({ token: 'x'.repeat(31) + '!' }, /URL-safe/);
+  refused({ token: 'a'.repeat(31) }, /^A pack service token is at least 32 URL-safe base64 characters\.$/);
+  refused({ token: `${'a'.repeat(40)}+/` }, /URL-safe/);
   refused({ command: [] }, /options\.command/);
   refused({ command: [''] }, /options\.command/);
   refused({ moduleRoot: join(tmpdir(), 'no-such-folder-kindgi') }, /is not a folder/);

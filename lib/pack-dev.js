@@ -5,6 +5,7 @@ import { watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACK_ENV_FILTER_VAR } from './pack-env.js';
 import { createPackServiceSupervisor } from './supervisor.js';
 
 const SERVICE_BIN = fileURLToPath(new URL('../bin/kindgi-pack-service.mjs', import.meta.url));
@@ -17,6 +18,7 @@ export const USAGE = `Usage: kindgi-pack-dev --index <index.json> [--module-root
 Serves a pack through a supervisor front and swaps its pack service whenever a file under
 the module root changes. The child is this package's kindgi-pack-service unless a command
 follows '--' (any pack service with the process contract, e.g. python -m kindgi.pack serve).
+The child gets this command's environment, with KINDGI_PACK_ENV_FILTER=off unless it is set.
 --json writes every event as one JSON line on stdout.`;
 
 /** Reads the arguments; `{ problems }` when they do not make a configuration. */
@@ -82,7 +84,12 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
     sayError(`No index at ${config.index}`);
     return 1;
   }
-  const childEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string'));
+  // In development every variable reaches pack code, as `kindgi dev` has it: the child's filter
+  // of undeclared variables is off unless the environment sets KINDGI_PACK_ENV_FILTER itself.
+  const childEnv = {
+    [PACK_ENV_FILTER_VAR]: 'off',
+    ...Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string')),
+  };
   let supervisor;
   try {
     supervisor = createPackServiceSupervisor({

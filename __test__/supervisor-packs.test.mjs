@@ -1,0 +1,179 @@
+// The supervisor with this package's kindgi-pack-service as its child, on packs each test
+// writes: what pack code sees of its environment, pids across a swap, a module that fails to
+// load, pack output through onLog, the front's probes and token, a caller that hangs up, and
+// the front after stop() and close(). These are the scenarios of the TypeScript supervisor's
+// own suite, checked against this one.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createPackServiceSupervisor } from '../lib/pack-service.js';
+import { ENV_NAMES_TOOL, PID_TOOL, localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
+import { until } from './helpers/until.mjs';
+
+const bin = fileURLToPath(new URL('../bin/kindgi-pack-service.mjs', import.meta.url));
+
+/** A listening supervisor on `dir`, with `env()` = PATH and `env`, recording its events and output. */
+async function supervise(t, dir, env = {}, options = {}) {
+  const events = [];
+  const output = [];
+  const supervisor = createPackServiceSupervisor({
+    command: [process.execPath, bin],
+    moduleRoot: dir,
+    env: async () => ({ PATH: process.env.PATH ?? '', ...env }),
+    onEvent: (e) => events.push(e),
+    onLog: (line, stream) => output.push(`${stream}: ${line}`),
+    ...options,
+  });
+  t.after(() => supervisor.close());
+  const { url } = await supervisor.listen();
+  const invoke = (name, { token = supervisor.token, signal } = {}) =>
+    fetch(`${url}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': token, 'kindgi-run-id': 'run-1' },
+      body: localCall(name),
+      signal,
+    });
+  /** The output of a call that must succeed. */
+  const result = async (name) => {
+    const res = await invoke(name);
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.kind, 'result', JSON.stringify(body));
+    return body.output;
+  };
+  return { supervisor, url, events, output, invoke, result };
+}
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const logsOf = (events, kind) => events.filter((e) => e.kind === 'log' && e.event.kind === kind).map((e) => e.event);
+
+test("pack code sees the environment env() gives, without the parent's variables or the token", async (t) => {
+  const dir = packFolder('kindgi-sup-env-');
+  const index = writeLocalPack(dir, { 'env.mjs': ENV_NAMES_TOOL });
+  process.env.PARENT_SENTINEL = 'must-not-leak';
+  t.after(() => delete process.env.PARENT_SENTINEL);
+
+  // As kindgi dev runs it: the child's filter of undeclared variables off.
+  const dev = await supervise(t, dir, { DATABASE_URL: 'postgres://pack-db', KINDGI_PACK_ENV_FILTER: 'off' });
+  assert.equal((await dev.supervisor.start(index)).kind, 'ok');
+  const { names } = await dev.result('env');
+  assert.ok(names.includes('DATABASE_URL'));
+  assert.ok(!names.includes('PARENT_SENTINEL'));
+  // The token is taken out before pack code loads; the supervisor asked for JSON records.
+  assert.deepEqual(names.filter((n) => n.startsWith('KINDGI_')), ['KINDGI_LOG_FORMAT', 'KINDGI_PACK_ENV_FILTER']);
+
+  // With the filter at its default, a variable the pack does not declare is dropped, by name.
+  const filtered = await supervise(t, dir, { DATABASE_URL: 'postgres://pack-db' });
+  assert.equal((await filtered.supervisor.start(index)).kind, 'ok');
+  const seen = (await filtered.result('env')).names;
+  assert.ok(!seen.includes('DATABASE_URL'));
+  assert.deepEqual(seen.filter((n) => n.startsWith('KINDGI_')), ['KINDGI_LOG_FORMAT']);
+  assert.deepEqual(logsOf(filtered.events, 'env-dropped').map((e) => e.names), [['DATABASE_URL']]);
+});
+
+test('a swap serves the new code at the same URL; the old child is gone when start() resolves', async (t) => {
+  const dir = packFolder('kindgi-sup-swap-');
+  const version = (v) => ({ 'version.mjs': `export default () => ({ v: ${v}, pid: process.pid });\n` });
+  const index = writeLocalPack(dir, version(1));
+  const run = await supervise(t, dir);
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  const first = await run.result('version');
+  assert.equal(first.v, 1);
+
+  writeLocalPack(dir, version(2));
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  assert.equal(alive(first.pid), false, 'the old child has exited');
+  const second = await run.result('version');
+  assert.equal(second.v, 2);
+  assert.notEqual(second.pid, first.pid);
+  assert.equal((await run.supervisor.listen()).url, run.url);
+  assert.equal(run.events.filter((e) => e.kind === 'started').length, 2);
+});
+
+test('a module that cannot load fails the boot, named in its problems, and the running child keeps serving', async (t) => {
+  const dir = packFolder('kindgi-sup-broken-');
+  const good = writeLocalPack(dir, { 'pid.mjs': PID_TOOL });
+  const run = await supervise(t, dir);
+  assert.equal((await run.supervisor.start(good)).kind, 'ok');
+  const before = await run.result('pid');
+
+  const bad = writeLocalPack(dir, { 'pid.mjs': PID_TOOL, 'broken.mjs': 'export default function handler( {\n' }, 'bad-index.json');
+  const failed = await run.supervisor.start(bad);
+  assert.equal(failed.kind, 'err');
+  assert.deepEqual(failed.error.problems, ['local.broken: Unexpected end of input']);
+  assert.deepEqual(await run.result('pid'), before);
+});
+
+test("pack code's stdout and stderr reach onLog; the service's first record after boot is the call", async (t) => {
+  const dir = packFolder('kindgi-sup-noisy-');
+  const index = writeLocalPack(dir, {
+    'noisy.mjs': "export default () => { console.log('hello from a tool'); console.error('and stderr'); return {}; };\n",
+  });
+  const run = await supervise(t, dir);
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  await run.result('noisy');
+  await until(() => run.output.includes('stdout: hello from a tool') && run.output.includes('stderr: and stderr'), 'both lines');
+  await until(() => run.events.some((e) => e.kind === 'log'), 'a log event');
+  assert.equal(run.events.find((e) => e.kind === 'log').event.kind, 'call');
+});
+
+test('the front: 503 with Retry-After 1 and no child; probes without a token; 401 for a wrong token; /v1/info forwarded', async (t) => {
+  const dir = packFolder('kindgi-sup-front-');
+  const run = await supervise(t, dir);
+  assert.match(run.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'loopback by default');
+  const none = await run.invoke('pid');
+  assert.equal(none.status, 503);
+  assert.equal(none.headers.get('retry-after'), '1');
+  assert.equal((await fetch(`${run.url}/healthz`)).status, 200);
+  assert.equal((await fetch(`${run.url}/readyz`)).status, 503);
+
+  assert.equal((await run.supervisor.start(writeLocalPack(dir, { 'pid.mjs': PID_TOOL }))).kind, 'ok');
+  assert.equal((await fetch(`${run.url}/readyz`)).status, 200);
+  const wrong = await run.invoke('pid', { token: 'not-the-token' });
+  assert.equal(wrong.status, 401);
+  assert.equal((await fetch(`${run.url}/v1/info`)).status, 401);
+  const info = await fetch(`${run.url}/v1/info`, { headers: { 'kindgi-pack-token': run.supervisor.token } });
+  assert.equal(info.status, 200);
+  assert.equal((await info.json()).packId, 'local');
+});
+
+test('a caller that hangs up cancels the call in the child, which then drains at once on stop()', async (t) => {
+  const dir = packFolder('kindgi-sup-hangup-');
+  const index = writeLocalPack(dir, {
+    'wait.mjs':
+      'export default (_input, ctx) => new Promise((resolve) => { const timer = setTimeout(resolve, 30000, {}); ctx.abortSignal.addEventListener("abort", () => { clearTimeout(timer); resolve({}); }); });\n',
+  });
+  // A long grace: a child still holding the call would be killed only after it, unstopped.
+  const run = await supervise(t, dir, {}, { stopGraceMs: 20000 });
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  const caller = new AbortController();
+  const call = run.invoke('wait', { signal: caller.signal });
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  caller.abort();
+  await assert.rejects(call);
+  await until(() => logsOf(run.events, 'call').some((e) => e.outcome === 'cancelled'), 'a cancelled call record');
+  await run.supervisor.stop();
+  // The child wrote `stopped` as it exited: it drained on SIGTERM, with no call held open.
+  await until(() => logsOf(run.events, 'stopped').length === 1, 'the child stopped by itself');
+});
+
+test('after stop() the child is gone and the front answers 503; after close() the front is gone', async (t) => {
+  const dir = packFolder('kindgi-sup-stop-');
+  const run = await supervise(t, dir);
+  assert.equal((await run.supervisor.start(writeLocalPack(dir, { 'pid.mjs': PID_TOOL }))).kind, 'ok');
+  const { pid } = await run.result('pid');
+  await run.supervisor.stop();
+  assert.equal(alive(pid), false);
+  assert.equal((await run.invoke('pid')).status, 503);
+  await run.supervisor.close();
+  await assert.rejects(run.invoke('pid'));
+});
