@@ -17,6 +17,7 @@ import addFormatsModule from 'ajv-formats';
 import * as z from 'zod';
 
 import { runHandler, runCheck, compileSchema } from '../index.js';
+import { FIT_TEXT, MIN_LENGTH_ID, minLengthModule } from './helpers/min-length-check.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // The oracle
@@ -1277,35 +1278,6 @@ test('HR 100 a file: URL is imported as given, for a handler and a check', async
 // ---------------------------------------------------------------------------------------------
 // CC: a check that resolves its own config (adapted from the defineCheck sample guardrail)
 // ---------------------------------------------------------------------------------------------
-
-const MIN_LENGTH_ID = 'pack.checks.min-length';
-const FIT_TEXT = "the guardrail's config doesn't fit its configSchema at /minLength";
-
-/** The sample guardrail: its evaluate fills its own schema default (minLength 5) and refuses a bad config. */
-function minLengthModule(rootUrl) {
-  return `import { compileSchema } from ${JSON.stringify(rootUrl)};
-const configSchema = {
-  type: 'object',
-  properties: { minLength: { type: 'integer', minimum: 0, default: 5 } },
-  additionalProperties: false,
-};
-const resolver = compileSchema(configSchema, 'input');
-async function evaluate(config, trace) {
-  const checked = resolver.validate(config ?? {});
-  if (!checked.valid) {
-    const first = checked.issues[0];
-    const at = first.instancePath === '' ? '' : ' at ' + first.instancePath;
-    throw new Error('Check "${MIN_LENGTH_ID}": the guardrail\\'s config doesn\\'t fit its configSchema' + at + ': ' + (first.message ?? 'invalid'));
-  }
-  const resolved = checked.value;
-  const text = typeof trace.output === 'string' ? trace.output.trim() : '';
-  if (text.length < resolved.minLength) return { passed: false, reason: 'shorter than ' + resolved.minLength };
-  return { passed: true };
-}
-export const check = { id: '${MIN_LENGTH_ID}', kind: 'zero-llm', configSchema, evaluate };
-export default { id: 'pack.min-length', check };
-`;
-}
 
 let minLengthPath;
 async function minLengthCheck(config, output) {

@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { indexHash, readPackServiceConfig } from '../index.js';
 // The root entry has no service (as in TypeScript, it lives in ./pack-service).
 import { createPackService, startPackService } from '../lib/pack-service.js';
+import { FIT_TEXT, MIN_LENGTH_ID, minLengthModule } from './helpers/min-length-check.mjs';
 import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -347,12 +348,48 @@ serviceTest('PS 23, 24, 25: an unknown check, v:1 and a tool without id answer 2
 });
 
 // ---------------------------------------------------------------------------------------------
+// Check config over the wire (CC 71-73): the service hands a check the config as sent; the
+// check's own defineCheck resolves it against its schema.
+
+/** A pack whose one guardrail is the sample min-length check, as createPackService options. */
+async function minLengthPack() {
+  const dir = await mkdtemp(join(tmpdir(), 'kindgi-check-config-'));
+  await mkdir(join(dir, 'guardrails'));
+  await writeFile(join(dir, 'guardrails', 'min-length.mjs'), minLengthModule(new URL('../index.js', import.meta.url).href));
+  after(() => rm(dir, { recursive: true, force: true }));
+  const index = {
+    v: 1, packId: 'pack', packVersion: '0.1.0', artifactVersion: '20261004.1', publishedAt: '2026-10-04T00:00:00.000Z',
+    tools: [], agents: [], flows: [],
+    guardrails: [{ id: 'pack.min-length', kind: 'zero-llm', action: { 'on-violation': 'halt' }, checkModulePath: 'guardrails/min-length.mjs', checkId: MIN_LENGTH_ID }],
+  };
+  return { index, resolveModule: (p) => resolve(dir, p) };
+}
+
+serviceTest("CC 71-73: a check's config arrives as sent: its own default applies, a declared one wins, one that does not fit is a handler-throw naming where", async (transport) => {
+  const { stop, invoke } = await started({ transport, ...(await minLengthPack()) });
+  try {
+    const answer = async (config, output) => (await invoke(check(MIN_LENGTH_ID, config, { output }))).text;
+    assert.equal(await answer({}, 'hi'), '{"v":2,"kind":"check-result","result":{"passed":false,"reason":"shorter than 5"}}');
+    assert.equal(await answer({}, 'hello there'), '{"v":2,"kind":"check-result","result":{"passed":true}}');
+    assert.equal(await answer({ minLength: 1 }, 'hi'), '{"v":2,"kind":"check-result","result":{"passed":true}}');
+    const refused = JSON.parse(await answer({ minLength: -1 }, 'hi'));
+    assert.deepEqual([refused.kind, refused.code, refused.checkId], ['error', 'handler-throw', MIN_LENGTH_ID]);
+    assert.equal(
+      refused.message,
+      `Check "${MIN_LENGTH_ID}" evaluate() threw: Error: Check "${MIN_LENGTH_ID}": ${FIT_TEXT}: must be >= 0`,
+    );
+  } finally {
+    await stop();
+  }
+});
+
 // Deadlines, cancellation and limits (PS 28, 32, 33)
 
 // README "Known differences": handler-finished-late is reported only for a handler that ignored
 // its abort; the TypeScript service reports every aborted call. So: the honouring check gets the
-// abort in `bindings` and is not reported late; the check that ignores it is.
-serviceTest('PS 28 (documented difference): a check past its deadline → deadline-exceeded; its abort reaches bindings; only a check that ignores it is reported late', async (transport) => {
+// abort in `bindings` and is not reported late; a check that stops early on it but passes (the
+// TypeScript suite's case) and one that ignores it are.
+serviceTest('PS 28 (documented difference): a check past its deadline → deadline-exceeded; its abort reaches bindings; a check that rejects with it is not reported late, one that passes or ignores it is', async (transport) => {
   const { stop, invoke, events } = await started({ transport });
   try {
     const before = slowCheck.seen.length;
@@ -365,6 +402,15 @@ serviceTest('PS 28 (documented difference): a check past its deadline → deadli
     await until(() => slowCheck.seen[before]?.abortedWith !== undefined, 'the abort to reach the check');
     assert.deepEqual(slowCheck.seen[before], { hadSignal: true, abortedWith: 'deadline-exceeded' });
     await until(() => callEvents(events).includes('check conformance.checks.slow deadline-exceeded'), 'the slow call event');
+    assert.equal(events.some((e) => e.kind === 'handler-finished-late'), false);
+
+    // Stops at the abort but answers as if it had not: it finished, late, long before its 60 s.
+    const yielding = await invoke(check('conformance.checks.slow', { ms: 60_000, onAbort: 'pass' }), { 'kindgi-timeout-ms': '50' });
+    assert.equal(JSON.parse(yielding.text).code, 'deadline-exceeded');
+    await until(() => events.some((e) => e.kind === 'handler-finished-late'), 'the late event of the check that passed');
+    const [passedLate] = events.filter((e) => e.kind === 'handler-finished-late');
+    assert.deepEqual([passedLate.target, passedLate.id], ['check', 'conformance.checks.slow']);
+    assert.ok(passedLate.afterMs >= 0 && passedLate.afterMs < 30_000, `afterMs ${passedLate.afterMs}`);
 
     const stubborn = JSON.parse((await invoke(check('conformance.stubborn', { ms: 100 }), { 'kindgi-timeout-ms': '20' })).text);
     assert.deepEqual(stubborn, {
@@ -374,13 +420,16 @@ serviceTest('PS 28 (documented difference): a check past its deadline → deadli
       message: 'conformance.stubborn passed its deadline',
       checkId: 'conformance.stubborn',
     });
-    await until(() => events.some((e) => e.kind === 'handler-finished-late'), 'the late event');
+    await until(() => events.filter((e) => e.kind === 'handler-finished-late').length === 2, 'the late event');
     const late = events.filter((e) => e.kind === 'handler-finished-late');
     assert.deepEqual(
       late.map(({ kind, target, id }) => ({ kind, target, id })),
-      [{ kind: 'handler-finished-late', target: 'check', id: 'conformance.stubborn' }],
+      [
+        { kind: 'handler-finished-late', target: 'check', id: 'conformance.checks.slow' },
+        { kind: 'handler-finished-late', target: 'check', id: 'conformance.stubborn' },
+      ],
     );
-    assert.equal(typeof late[0].afterMs, 'number');
+    assert.equal(typeof late[1].afterMs, 'number');
   } finally {
     await stop();
   }
@@ -487,13 +536,13 @@ test('PS 33: drain() takes effect before it returns: ready() is false at once', 
 // Boot and the bundle map (PS 34, 35, 42-44), through startPackService
 
 /** A pack in a temporary folder: `files` (path → text) and an index with these tools. */
-async function tempPack(tools, files) {
+async function tempPack(tools, files, guardrails = []) {
   const dir = await tempDir();
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
-  const index = { v: 1, packId: 'pack', packVersion: '1.0.0', artifactVersion: '20260101.1', tools, guardrails: [], agents: [], flows: [] };
+  const index = { v: 1, packId: 'pack', packVersion: '1.0.0', artifactVersion: '20260101.1', tools, guardrails, agents: [], flows: [] };
   await writeFile(join(dir, 'index.json'), JSON.stringify(index));
   return dir;
 }
@@ -527,9 +576,11 @@ test('PS 35: boot with a syntax-error module → the problems mention the tool i
   assert.match(outcome.problems[0], /^pack\.throws: /);
 });
 
-test('PS 42, 43: with a bundle map, a mapped module runs from its bundle (the index keeps source paths); an unmapped one is missing', async () => {
-  const dir = await tempPack([packTool('pack.mapped', 'tools/mapped.ts')], { 'dist/mapped.mjs': ECHO_MODULE });
-  await writeFile(join(dir, 'bundle-map.json'), JSON.stringify({ 'tools/mapped.ts': 'dist/mapped.mjs' }));
+test('PS 42, 43: with a bundle map, mapped tool and check modules run from their bundles (the index keeps source paths); an unmapped one is missing', async () => {
+  const okCheck = 'export const check = { evaluate: () => ({ passed: true, reason: import.meta.url.split("/").slice(-2).join("/") }) };\n';
+  const guardrail = { id: 'pack.ok', kind: 'zero-llm', action: { 'on-violation': 'halt' }, checkModulePath: 'guardrails/ok.ts' };
+  const dir = await tempPack([packTool('pack.mapped', 'tools/mapped.ts')], { 'dist/mapped.mjs': ECHO_MODULE, 'dist/ok.mjs': okCheck }, [guardrail]);
+  await writeFile(join(dir, 'bundle-map.json'), JSON.stringify({ 'tools/mapped.ts': 'dist/mapped.mjs', 'guardrails/ok.ts': 'dist/ok.mjs' }));
   const indexText = await readFile(join(dir, 'index.json'), 'utf8');
   const outcome = await startPackService(config(dir, { bundleMapPath: join(dir, 'bundle-map.json') }));
   assert.equal(outcome.kind, 'ok', JSON.stringify(outcome.problems));
@@ -537,6 +588,8 @@ test('PS 42, 43: with a bundle map, a mapped module runs from its bundle (the in
   try {
     const answered = await invoke({ v: 2, kind: 'invoke', tool: { id: 'pack.mapped' }, input: { a: 1 }, ctx });
     assert.equal(answered.text, '{"v":2,"kind":"result","output":{"a":1,"from":"dist/mapped.mjs"}}');
+    const checked = await invoke({ v: 2, kind: 'check-invoke', check: { id: 'pack.ok' }, config: {}, trace: {} });
+    assert.equal(checked.text, '{"v":2,"kind":"check-result","result":{"passed":true,"reason":"dist/ok.mjs"}}');
     assert.deepEqual(JSON.parse((await info()).text).tools, [{ id: 'pack.mapped' }]);
     assert.equal(await readFile(join(dir, 'index.json'), 'utf8'), indexText, 'the index keeps its source paths');
   } finally {
