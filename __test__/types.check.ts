@@ -17,7 +17,7 @@ import {
   type WriteIndexResult,
 } from '../index.js';
 import { parsePackResponse, PACK_PROTOCOL_VERSION, type ParseOutcome } from '../lib/protocol.js';
-import { INDEX_ENVELOPE_VERSION, type Index, type NativeError } from '../lib/kindgi-index.js';
+import { INDEX_ENVELOPE_VERSION, readBundleMap, type Index, type NativeError } from '../lib/kindgi-index.js';
 
 const outcome: ParseOutcome<PackRequest> = parsePackRequest({});
 if (outcome.kind === 'err') {
@@ -121,3 +121,10 @@ const supervised: Promise<{ readonly url: string; readonly port: number }> = sup
 const relayed: Promise<PackRelayOutcome> = supervisor.relay.forward({ route: 'info', tenantId: 't', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
 const kind: string | undefined = serviceEvent('{}')?.kind;
 void [supervised, relayed, kind];
+
+// readBundleMap never rejects: a map, or a message.
+async function bundleMapShape(): Promise<string> {
+  const read = await readBundleMap('dist/bundle-map.json');
+  return read.kind === 'ok' ? (read.value['tools/a.ts'] ?? '') : read.message;
+}
+void bundleMapShape;

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canonicalJson, indexHash, writeIndex } from '../index.js';
+import { readBundleMap } from '../lib/kindgi-index.js';
 import { mulberry32, reference } from './helpers/canonical-reference.mjs';
 
 const LISTS = ['tools', 'guardrails', 'agents', 'flows'];
@@ -526,5 +527,32 @@ describe('writeIndex: bad arguments and values', () => {
       assert.ok(error instanceof Error, 'throws');
       assert.equal(error.code, 'index-read-failed');
     });
+  });
+});
+
+describe('readBundleMap (./kindgi-index)', () => {
+  test('a map of source path → bundle path, or an error naming the file', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'kindgi-bundle-map-'));
+    try {
+      const file = path.join(dir, 'bundle-map.json');
+      await writeFile(file, JSON.stringify({ 'tools/a.ts': 'dist/a.mjs', 'guardrails/b.ts': '/abs/b.mjs' }));
+      assert.deepEqual(await readBundleMap(file), { kind: 'ok', value: { 'tools/a.ts': 'dist/a.mjs', 'guardrails/b.ts': '/abs/b.mjs' } });
+      const shape = `The bundle map ${file} must be a JSON object of source path → bundle path.`;
+      for (const text of ['["not","a","map"]', 'null', '"x"', '{"tools/a.ts":""}', '{"tools/a.ts":1}']) {
+        await writeFile(file, text);
+        assert.deepEqual(await readBundleMap(file), { kind: 'err', message: shape }, text);
+      }
+      await writeFile(file, '{ not json');
+      const unparsable = await readBundleMap(file);
+      assert.equal(unparsable.kind, 'err');
+      assert.match(unparsable.message, new RegExp(`^Cannot read the bundle map ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: SyntaxError: `));
+      const missing = path.join(dir, 'none.json');
+      assert.deepEqual(await readBundleMap(missing), {
+        kind: 'err',
+        message: `Cannot read the bundle map ${missing}: Error: ENOENT: no such file or directory, open '${missing}'`,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

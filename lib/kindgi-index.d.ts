@@ -61,3 +61,15 @@ export declare function writeIndex(
  * Throws `index-read-failed` when the file cannot be read.
  */
 export declare function indexHash(bytesOrPath: Uint8Array | string): string;
+
+/**
+ * The bundle map at `file` (`kindgi build` writes `dist/bundle-map.json`): a JSON object of
+ * source path → bundle path, each a non-empty string. Never rejects: a file that cannot be read
+ * or parsed, or another shape, is `{kind: 'err', message}` naming the file.
+ */
+export declare function readBundleMap(
+  file: string,
+): Promise<
+  | { readonly kind: 'ok'; readonly value: Readonly<Record<string, string>> }
+  | { readonly kind: 'err'; readonly message: string }
+>;

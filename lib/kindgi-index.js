@@ -1,5 +1,6 @@
 // The index writer (`@kindgi/handler-runtime-native/kindgi-index`). JSON.stringify hands the
 // value to Rust, which sorts, indents, hashes and writes.
+import { readFile } from 'node:fs/promises';
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
 
@@ -51,4 +52,26 @@ export function indexHash(bytesOrPath) {
   if (typeof bytesOrPath === 'string') return native.indexHashFile(bytesOrPath);
   if (bytesOrPath instanceof Uint8Array) return native.indexHashBytes(bytesOrPath);
   throw invalidArgument(`indexHash takes bytes (a Uint8Array) or a path (a string), not ${describe(bytesOrPath)}`);
+}
+
+/**
+ * The bundle map at `file` (`kindgi build` writes `dist/bundle-map.json`): a JSON object of
+ * source path → bundle path, every bundle path a non-empty string. Never rejects.
+ */
+export async function readBundleMap(file) {
+  let map;
+  try {
+    map = JSON.parse(await readFile(file, 'utf8'));
+  } catch (cause) {
+    const words = cause instanceof Error ? `${cause.name}: ${cause.message}` : `Error: ${String(cause)}`;
+    return { kind: 'err', message: `Cannot read the bundle map ${file}: ${words}` };
+  }
+  const valid =
+    map !== null &&
+    typeof map === 'object' &&
+    !Array.isArray(map) &&
+    Object.values(map).every((target) => typeof target === 'string' && target !== '');
+  return valid
+    ? { kind: 'ok', value: map }
+    : { kind: 'err', message: `The bundle map ${file} must be a JSON object of source path → bundle path.` };
 }

@@ -15,7 +15,7 @@ import {
 } from './handler-runner.js';
 import { native } from './native.js';
 import { compileSchema, markedJson } from './validate.js';
-import { indexHash } from './kindgi-index.js';
+import { indexHash, readBundleMap } from './kindgi-index.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
 export { PACK_SERVICE_EVENTS, defaultPackServiceLogs, packServiceLogs } from './logs.js';
@@ -628,22 +628,6 @@ export function createPackService(options) {
 // ---------------------------------------------------------------------------------------------
 // startPackService: the process's boot sequence, every problem collected.
 
-/** The bundle map at `file`: source path → bundle path, or a problem. */
-async function readBundleMap(file) {
-  let map;
-  try {
-    map = JSON.parse(await readFile(file, 'utf8'));
-  } catch (cause) {
-    return { problem: `Cannot read the bundle map ${file}: ${cause?.name ?? 'Error'}: ${describeCause(cause)}` };
-  }
-  const valid =
-    map !== null &&
-    typeof map === 'object' &&
-    !Array.isArray(map) &&
-    Object.values(map).every((target) => typeof target === 'string' && target !== '');
-  return valid ? { map } : { problem: `The bundle map ${file} must be a JSON object of source path → bundle path.` };
-}
-
 export async function startPackService(config, logs = defaultPackServiceLogs()) {
   if (config === null || typeof config !== 'object') {
     throw invalidArgument(`config must be a PackServiceConfig, not ${describe(config)}`);
@@ -666,8 +650,8 @@ export async function startPackService(config, logs = defaultPackServiceLogs()) 
   let bundles = {};
   if (config.bundleMapPath !== undefined) {
     const read = await readBundleMap(config.bundleMapPath);
-    if (read.problem !== undefined) return failed([read.problem]);
-    bundles = read.map;
+    if (read.kind === 'err') return failed([read.message]);
+    bundles = read.value;
   }
   const resolveModule = (modulePath) => {
     const target = Object.hasOwn(bundles, modulePath) ? bundles[modulePath] : modulePath;
