@@ -15,9 +15,9 @@ const packRoot = join(here, 'fixtures', 'js-pack');
 const indexPath = join(packRoot, 'index.json');
 const TOKEN = 'process-token';
 
-/** Spawns the process; resolves once it wrote `listening` (or exited). */
-function launch(args, env = {}) {
-  const child = spawn(process.execPath, [bin, ...args], {
+/** Spawns the process (`entry` is the script node runs); resolves once it wrote `listening` (or exited). */
+function launch(args, env = {}, entry = bin) {
+  const child = spawn(process.execPath, [entry, ...args], {
     env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -72,6 +72,33 @@ test('listens, hides the token and undeclared variables from pack code, drains o
     run.lines.map((l) => l.kind).filter((k) => k === 'draining' || k === 'stopped'),
     ['draining', 'stopped'],
   );
+});
+
+test('./pack-service-main is the process when node runs it, and runs nothing when imported', async () => {
+  // The path a supervisor's command names (README): the package's own export, resolved.
+  const entry = fileURLToPath(import.meta.resolve('@kindgi/handler-runtime-native/pack-service-main'));
+  const run = launch(['--index', indexPath, '--host', '127.0.0.1'], { UNDECLARED_A: 'x', UNDECLARED_B: 'y' }, entry);
+  const port = await run.listening;
+  assert.ok(port > 0);
+  const dropped = run.lines.find((l) => l.kind === 'env-dropped');
+  assert.equal(dropped.level, 'warn');
+  assert.equal(
+    dropped.message,
+    "Dropped 2 variables the pack doesn't declare: UNDECLARED_A, UNDECLARED_B (declare them in the pack's env, or set KINDGI_PACK_ENV_FILTER=off)",
+  );
+  assert.equal((await invoke(port, call('fixture.echo', { text: 'hi' }))).status, 200);
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+
+  // Imported, it only exports: this process keeps its token.
+  process.env.KINDGI_PACK_SERVICE_TOKEN = 'stays';
+  try {
+    const imported = await import('@kindgi/handler-runtime-native/pack-service-main');
+    assert.equal(typeof imported.main, 'function');
+    assert.equal(process.env.KINDGI_PACK_SERVICE_TOKEN, 'stays');
+  } finally {
+    delete process.env.KINDGI_PACK_SERVICE_TOKEN;
+  }
 });
 
 test('SIGTERM with a call that outlives the 8 s budget: 503 while draining, exit 0 once the budget is spent', async () => {

@@ -2,7 +2,10 @@
 // `kindgi-pack-service`). `main` reads the log settings and the configuration, removes the
 // token from the process environment before any pack code loads, boots the service and
 // serves until SIGTERM, which drains calls in flight for up to PACK_SERVICE_DRAIN_MS. Its
-// records (calls, `ctx.log`, the lifecycle) are written on stderr from Rust.
+// records (calls, `ctx.log`, the lifecycle) are written on stderr from Rust. Run as the
+// process entry (`node …/pack-service-main.js`), it runs `main` and exits with its code.
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { defaultPackServiceLogs, packServiceLogs } from './logs.js';
 import { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, startPackService } from './pack-service.js';
 
@@ -40,3 +43,16 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
   logs.event('stopped', 'Stopped');
   return 0;
 }
+
+/** Whether this module is the process entry: `process.argv[1]`, symlinks resolved, is this file. */
+function isProcessEntry() {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (isProcessEntry()) process.exit(await main());
