@@ -23,6 +23,7 @@ import { indexHash, readPackServiceConfig } from '../index.js';
 // The root entry has no service (as in TypeScript, it lives in ./pack-service).
 import { createPackService, startPackService } from '../lib/pack-service.js';
 import { FIT_TEXT, MIN_LENGTH_ID, minLengthModule } from './helpers/min-length-check.mjs';
+import { send } from './helpers/random-requests.mjs';
 import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -348,6 +349,41 @@ serviceTest('PS 23, 24, 25: an unknown check, v:1 and a tool without id answer 2
 });
 
 // ---------------------------------------------------------------------------------------------
+// Node's req.url keeps an absolute-form target whole, so it matches no route (ts-reference 2.1).
+serviceTest('an absolute-form or * target is no route: 404 naming the target as sent', async (transport) => {
+  const { stop, port } = await started({ transport });
+  try {
+    for (const [method, target] of [['GET', 'http://127.0.0.1/healthz'], ['POST', 'http://x/v1/invoke?a=1'], ['OPTIONS', '*']]) {
+      const answer = await send(port, { bytes: Buffer.from(`${method} ${target} HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n`), leaves: false });
+      assert.equal(answer.status, 404, target);
+      assert.equal(answer.body, JSON.stringify({ error: `No route ${target}` }), target);
+    }
+  } finally {
+    await stop();
+  }
+});
+
+// kindgi-artifact-version as the TypeScript service's answers carry it: Node writes the head
+// with the string body, so as UTF-8 (which fetch reads back as Latin-1). Left out where Node
+// would throw (a control character, a character past U+00FF): a 500 in TypeScript.
+serviceTest('kindgi-artifact-version: the bytes Node writes; left out, not a crash, where Node could not write it', async (transport) => {
+  for (const [artifactVersion, header] of [
+    ['20260101.é', Buffer.from('20260101.é').toString('latin1')],
+    ['20260101\n1', null],
+    ['20260101.☃', null],
+  ]) {
+    const { stop, invoke } = await started({ transport, index: { ...packIndex, artifactVersion } });
+    try {
+      const answered = await invoke(tool('fixture.echo', { text: 'hi' }));
+      assert.equal(answered.status, 200, artifactVersion);
+      assert.equal(answered.headers.get('kindgi-artifact-version'), header, artifactVersion);
+      assert.notEqual(answered.headers.get('kindgi-duration-ms'), null);
+    } finally {
+      await stop();
+    }
+  }
+});
+
 // Check config over the wire (CC 71-73): the service hands a check the config as sent; the
 // check's own defineCheck resolves it against its schema.
 

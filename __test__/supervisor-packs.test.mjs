@@ -4,11 +4,13 @@
 // the front after stop() and close(). These are the scenarios of the TypeScript supervisor's
 // own suite, checked against this one.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
 import { ENV_NAMES_TOOL, PID_TOOL, localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
+import { send } from './helpers/random-requests.mjs';
 import { until } from './helpers/until.mjs';
 
 const bin = fileURLToPath(new URL('../bin/kindgi-pack-service.mjs', import.meta.url));
@@ -70,6 +72,15 @@ test("pack code sees the environment env() gives, without the parent's variables
   assert.ok(!names.includes('PARENT_SENTINEL'));
   // The token is taken out before pack code loads; the supervisor asked for JSON records.
   assert.deepEqual(names.filter((n) => n.startsWith('KINDGI_')), ['KINDGI_LOG_FORMAT', 'KINDGI_PACK_ENV_FILTER']);
+
+  // Values as Node's spawn takes them: undefined left out, anything else as a string.
+  const values = writeLocalPack(dir, {
+    'env.mjs': ENV_NAMES_TOOL,
+    'values.mjs': "export default () => ({ NUM: process.env.NUM, NUL: process.env.NUL, UNDEF: 'UNDEF' in process.env });\n",
+  });
+  const typed = await supervise(t, dir, { NUM: 8080, NUL: null, UNDEF: undefined, KINDGI_PACK_ENV_FILTER: 'off' });
+  assert.equal((await typed.supervisor.start(values)).kind, 'ok');
+  assert.deepEqual(await typed.result('values'), { NUM: '8080', NUL: 'null', UNDEF: false });
 
   // With the filter at its default, a variable the pack does not declare is dropped, by name.
   const filtered = await supervise(t, dir, { DATABASE_URL: 'postgres://pack-db' });
@@ -144,6 +155,19 @@ test('the front: 503 with Retry-After 1 and no child; probes without a token; 40
   const info = await fetch(`${run.url}/v1/info`, { headers: { 'kindgi-pack-token': run.supervisor.token } });
   assert.equal(info.status, 200);
   assert.equal((await info.json()).packId, 'local');
+
+  // The TypeScript front's bodies for what it does not route; an absolute-form target is not routed.
+  const { port } = await run.supervisor.listen();
+  const raw = (head) => send(port, { bytes: Buffer.from(`${head}\r\nhost: x\r\ncontent-length: 0\r\n\r\n`), leaves: false });
+  for (const [head, status, body] of [
+    ['GET /nope?q=1 HTTP/1.1', 404, '{"error":"No route /nope?q=1"}'],
+    ['GET http://127.0.0.1/healthz HTTP/1.1', 404, '{"error":"No route http://127.0.0.1/healthz"}'],
+    ['GET /v1/invoke HTTP/1.1', 405, '{"error":"Use POST"}'],
+    ['POST /readyz HTTP/1.1', 405, '{"error":"Use GET"}'],
+  ]) {
+    const answer = await raw(head);
+    assert.deepEqual([answer.status, answer.body], [status, body], head);
+  }
 });
 
 test('a caller that hangs up cancels the call in the child, which then drains at once on stop()', async (t) => {
@@ -176,4 +200,86 @@ test('after stop() the child is gone and the front answers 503; after close() th
   assert.equal((await run.invoke('pid')).status, 503);
   await run.supervisor.close();
   await assert.rejects(run.invoke('pid'));
+});
+
+test('a restart whose boot fails is retried with backoff until maxRestarts (2.5 allows 3), then gave-up', async (t) => {
+  const dir = packFolder('kindgi-sup-restart-');
+  const marker = join(dir, 'broken-now');
+  const index = writeLocalPack(dir, {
+    'pid.mjs': `import { existsSync } from 'node:fs';\nif (existsSync(${JSON.stringify(marker)})) throw new Error('broken now');\n${PID_TOOL}`,
+    'exit.mjs': 'export default () => process.exit(7);\n',
+  });
+  const run = await supervise(t, dir, {}, { maxRestarts: 2.5, restartDelayMs: 10 });
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  writeFileSync(marker, '');
+  assert.equal((await run.invoke('exit')).status, 502);
+  await until(() => run.events.some((e) => e.kind === 'gave-up'), 'gave-up');
+  const lifecycle = run.events.filter((e) => e.kind !== 'log');
+  assert.deepEqual(
+    lifecycle.map((e) => e.kind),
+    ['started', 'exited', 'restarting', 'boot-failed', 'restarting', 'boot-failed', 'restarting', 'boot-failed', 'gave-up'],
+  );
+  assert.deepEqual(lifecycle.find((e) => e.kind === 'exited'), { kind: 'exited', code: 7, signal: null });
+  assert.deepEqual(lifecycle.filter((e) => e.kind === 'restarting').map((e) => e.attempt), [1, 2, 3]);
+  assert.match(lifecycle.find((e) => e.kind === 'boot-failed').problems.join(' '), /local\.pid: broken now/);
+  assert.deepEqual(lifecycle.at(-1), { kind: 'gave-up', attempts: 3 });
+  const none = await run.invoke('pid');
+  assert.equal(none.status, 503);
+});
+
+test('maxRestarts: Infinity is accepted (never gives up); the relay answers unavailable, not cancelled, with no child', async (t) => {
+  const dir = packFolder('kindgi-sup-relay-');
+  const run = await supervise(t, dir, {}, { maxRestarts: Infinity });
+  const gone = new AbortController();
+  gone.abort();
+  assert.deepEqual(await run.supervisor.relay.forward({ route: 'info', signal: gone.signal }), { kind: 'unavailable', reason: 'no pack service' });
+  assert.equal((await run.supervisor.start(writeLocalPack(dir, { 'pid.mjs': PID_TOOL }))).kind, 'ok');
+  assert.deepEqual(await run.supervisor.relay.forward({ route: 'info', signal: gone.signal }), { kind: 'cancelled' });
+});
+
+test('the front passes the call headers on byte for byte, Number() of the deadline, and only the answer headers it should', async (t) => {
+  const dir = packFolder('kindgi-sup-headers-');
+  const child = fileURLToPath(new URL('./fixtures/header-echo-child.mjs', import.meta.url));
+  const run = await supervise(t, dir, {}, { command: [process.execPath, child] });
+  assert.equal((await run.supervisor.start(writeLocalPack(dir, { 'pid.mjs': PID_TOOL }))).kind, 'ok');
+  const call = (headers, answer) =>
+    fetch(`${run.url}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': run.supervisor.token, ...headers },
+      body: JSON.stringify({ answer }),
+    });
+
+  const sent = {
+    'kindgi-timeout-ms': ' 1500.50 ',
+    'kindgi-run-id': 'run-é',
+    'kindgi-request-id': 'req-1',
+    'kindgi-protocol': '2',
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    'kindgi-tenant-id': 't-1',
+    'x-not-forwarded': 'x',
+  };
+  const seen = await (await call(sent)).json();
+  assert.equal(seen.method, 'POST');
+  assert.equal(seen.url, '/v1/invoke');
+  assert.equal(seen.headers['kindgi-pack-token'], run.supervisor.token);
+  assert.equal(seen.headers['content-type'], 'application/json');
+  assert.equal(seen.headers['kindgi-timeout-ms'], '1500.5');
+  for (const name of ['kindgi-run-id', 'kindgi-request-id', 'kindgi-protocol', 'traceparent', 'kindgi-tenant-id']) {
+    assert.equal(seen.headers[name], sent[name], name);
+  }
+  assert.equal(seen.headers['x-not-forwarded'], undefined);
+  // A deadline that is not a positive number is not passed on.
+  for (const timeout of ['0', '-5', 'soon', 'Infinity']) {
+    assert.equal((await (await call({ 'kindgi-timeout-ms': timeout })).json()).headers['kindgi-timeout-ms'], undefined, timeout);
+  }
+
+  // The child's 503 keeps its retry-after; its other headers stay behind; the length is the body's.
+  const answered = await call({}, { status: 503, headers: { 'retry-after': '7', 'x-child': 'kept back', 'kindgi-artifact-version': 'v-\u00e9' } });
+  assert.equal(answered.status, 503);
+  assert.equal(answered.headers.get('retry-after'), '7');
+  assert.equal(answered.headers.get('x-child'), null);
+  // As the TypeScript front writes it: the Latin-1 text fetch read, as UTF-8 with the body.
+  assert.equal(answered.headers.get('kindgi-artifact-version'), Buffer.from('v-\u00e9').toString('latin1'));
+  const text = await answered.text();
+  assert.equal(Number(answered.headers.get('content-length')), Buffer.byteLength(text));
 });

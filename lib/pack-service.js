@@ -218,6 +218,9 @@ function honouredAbort(call, response) {
   return cause === call.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
 }
 
+/** What Node refuses in a header value (`checkInvalidHeaderChar`). */
+const NOT_A_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
 /** A node:http request's head as the Rust core reads it (Node already joined and trimmed). */
 function requestHead(req) {
   const h = req.headers;
@@ -587,10 +590,12 @@ export function createPackService(options) {
       service.invoke(ticket, head, Buffer.concat(chunks).toString('utf8')).then(
         (out) => {
           if (out.status === 0 || res.writableEnded || res.destroyed) return;
-          const headers =
-            out.durationMs === undefined
-              ? {}
-              : { 'kindgi-duration-ms': String(out.durationMs), 'kindgi-artifact-version': out.artifactVersion };
+          const headers = {};
+          if (out.durationMs !== undefined) {
+            headers['kindgi-duration-ms'] = String(out.durationMs);
+            // Left out where Node would throw on it, as the Rust server leaves it out.
+            if (!NOT_A_HEADER_VALUE.test(out.artifactVersion)) headers['kindgi-artifact-version'] = out.artifactVersion;
+          }
           sendJson(res, out.status, out.body, headers);
         },
         (cause) => {

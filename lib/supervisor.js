@@ -31,6 +31,15 @@ function count(value, name, fallback, { min = 0 } = {}) {
   return value;
 }
 
+/**
+ * `maxRestarts` as a whole count: TypeScript restarts while its attempts are below it, so 2.5
+ * allows 3, and `Infinity` never gives up (restarts still back off).
+ */
+function restarts(value) {
+  if (value === Infinity) return 2 ** 32 - 1;
+  return Math.min(Math.ceil(count(value, 'options.maxRestarts', 3)), 2 ** 32 - 1);
+}
+
 function checkCommand(command) {
   if (!Array.isArray(command) || command.length === 0 || command.some((a) => typeof a !== 'string') || command[0] === '') {
     throw invalidArgument('options.command must be a non-empty list of strings: the program, then its arguments');
@@ -75,7 +84,12 @@ export function createPackServiceSupervisor(options) {
     return {
       program: argv[0],
       args: [...argv.slice(1), '--index', indexPath, '--module-root', moduleRoot, '--host', DEFAULT_HOST],
-      env: Object.fromEntries(Object.entries(childEnv).filter(([, v]) => typeof v === 'string')),
+      // As Node's spawn takes an environment: undefined values left out, the rest as strings.
+      env: Object.fromEntries(
+        Object.entries(childEnv)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, `${v}`]),
+      ),
       ...(options.cwd !== undefined && { cwd: options.cwd }),
     };
   }
@@ -95,7 +109,7 @@ export function createPackServiceSupervisor(options) {
       token,
       bootTimeoutMs: count(options.bootTimeoutMs, 'options.bootTimeoutMs', 60_000, { min: 1 }),
       stopGraceMs: count(options.stopGraceMs, 'options.stopGraceMs', PACK_SERVICE_DRAIN_MS + 2_000),
-      maxRestarts: count(options.maxRestarts, 'options.maxRestarts', 3),
+      maxRestarts: restarts(options.maxRestarts),
       restartDelayMs: count(options.restartDelayMs, 'options.restartDelayMs', 500),
       maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', 10 * 1024 * 1024, { min: 1 }),
     },
@@ -106,7 +120,10 @@ export function createPackServiceSupervisor(options) {
   const relay = {
     serving: () => supervisor.serving(),
     async forward(call) {
-      if (call?.signal?.aborted) return { kind: 'cancelled' };
+      // As TypeScript orders them: no child is `unavailable` even for a caller already gone.
+      if (call?.signal?.aborted) {
+        return supervisor.serving() ? { kind: 'cancelled' } : { kind: 'unavailable', reason: 'no pack service' };
+      }
       const ticket = supervisor.cancelTicket();
       const onAbort = () => supervisor.cancel(ticket);
       call?.signal?.addEventListener('abort', onAbort, { once: true });

@@ -144,7 +144,7 @@ impl NotReady<'_> {
 pub fn joined_header<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<String> {
     let mut joined: Option<String> = None;
     for raw in values {
-        let text: String = raw.iter().map(|&b| char::from(b)).collect();
+        let text = latin1_text(raw);
         let text = text.trim_matches([' ', '\t']);
         match &mut joined {
             Some(all) => {
@@ -155,6 +155,42 @@ pub fn joined_header<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<S
         }
     }
     joined
+}
+
+/// The request target as Node's `req.url` holds it: the origin-form path and query, or the
+/// whole target when it is absolute-form (`http://host/v1/info`), which then matches no route.
+pub fn request_target(uri: &hyper::Uri) -> String {
+    match uri.path_and_query() {
+        Some(path) if uri.scheme().is_none() => path.as_str().to_owned(),
+        _ => uri.to_string(),
+    }
+}
+
+/// A header value as a node:http answer writes it when its head goes out with a string body
+/// (every answer of the TypeScript service and front): UTF-8. `None` where Node throws instead
+/// (a control character other than tab, DEL, a character past U+00FF).
+pub fn node_header_value(text: &str) -> Option<hyper::header::HeaderValue> {
+    let writable =
+        |c: char| c == '\t' || (' '..='~').contains(&c) || ('\u{80}'..='\u{ff}').contains(&c);
+    if !text.chars().all(writable) {
+        return None;
+    }
+    hyper::header::HeaderValue::from_bytes(text.as_bytes()).ok()
+}
+
+/// A header value as fetch sends a string: one byte per character (Latin-1). `None` for what
+/// fetch refuses (a control character other than tab, DEL, a character past U+00FF).
+pub fn latin1_header_value(text: &str) -> Option<hyper::header::HeaderValue> {
+    let bytes = text
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    hyper::header::HeaderValue::from_bytes(&bytes).ok()
+}
+
+/// A header value as Node and fetch read it: one character per byte (Latin-1).
+pub fn latin1_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
 }
 
 /// Whether the token header matches, comparing every byte whatever the first difference
@@ -302,7 +338,36 @@ mod tests {
 
     #[test]
     fn headers_read_as_node_shows_them() {
+        for (target, kept) in [
+            ("/v1/info?x=1", "/v1/info?x=1"),
+            ("http://host/v1/info", "http://host/v1/info"),
+            ("*", "*"),
+        ] {
+            let uri: hyper::Uri = target.parse().expect("a target");
+            assert_eq!(request_target(&uri), kept);
+        }
+        assert_eq!(
+            Route::of(&request_target(
+                &"http://h/healthz".parse().expect("a target")
+            )),
+            None
+        );
         assert_eq!(joined_header(Vec::<&[u8]>::new()), None);
+        assert_eq!(
+            latin1_header_value("20260101.é").map(|v| v.as_bytes().to_vec()),
+            Some(b"20260101.\xe9".to_vec())
+        );
+        assert_eq!(latin1_text(b"20260101.\xe9"), "20260101.é");
+        assert!(latin1_header_value("a\tb").is_some());
+        assert_eq!(
+            node_header_value("20260101.é").map(|v| v.as_bytes().to_vec()),
+            Some("20260101.é".as_bytes().to_vec())
+        );
+        assert!(node_header_value("a\tb").is_some());
+        for refused in ["a\nb", "a\u{7f}", "a\u{100}", "☃"] {
+            assert!(latin1_header_value(refused).is_none(), "{refused:?}");
+            assert!(node_header_value(refused).is_none(), "{refused:?}");
+        }
         assert_eq!(joined_header([&b" a\t"[..]]).as_deref(), Some("a"));
         assert_eq!(
             joined_header([&b"1"[..], &b"2"[..]]).as_deref(),

@@ -4,7 +4,7 @@
 
 use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
-use crate::service::http::{joined_header, Reply};
+use crate::service::http::{joined_header, node_header_value, request_target, Reply};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -217,10 +217,7 @@ fn head_of(req: &Request<Incoming>) -> RequestHead {
     let first = |name: HeaderName| joined_header(req.headers().get(name).map(|v| v.as_bytes()));
     RequestHead {
         method: req.method().as_str().to_owned(),
-        target: req
-            .uri()
-            .path_and_query()
-            .map_or_else(|| req.uri().to_string(), |p| p.as_str().to_owned()),
+        target: request_target(req.uri()),
         token: header("kindgi-pack-token"),
         tenant: header("kindgi-tenant-id"),
         content_type: first(CONTENT_TYPE),
@@ -259,7 +256,8 @@ async fn handle(
                 HeaderName::from_static("kindgi-duration-ms"),
                 HeaderValue::from(admitted.elapsed_ms() as u64),
             );
-            if let Ok(version) = HeaderValue::from_str(&service.catalog().artifact_version) {
+            // Left out when Node would refuse to write it (the TypeScript service answers 500).
+            if let Some(version) = node_header_value(&service.catalog().artifact_version) {
                 headers.insert(HeaderName::from_static("kindgi-artifact-version"), version);
             }
             response

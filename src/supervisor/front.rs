@@ -4,7 +4,10 @@
 //! swapped.
 
 use crate::js::{js_number, utf8_text};
-use crate::service::http::{is_json_content_type, joined_header, refuse_request, Reply, Route};
+use crate::service::http::{
+    is_json_content_type, joined_header, node_header_value, refuse_request, request_target, Reply,
+    Route,
+};
 use crate::service::server::{closing, read_body, reply_response, Handler};
 use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
@@ -66,10 +69,7 @@ impl Front {
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         let header =
             |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
-        let target = req
-            .uri()
-            .path_and_query()
-            .map_or_else(|| req.uri().to_string(), |p| p.as_str().to_owned());
+        let target = request_target(req.uri());
         let token = header("kindgi-pack-token");
         let route = match refuse_request(
             req.method().as_str(),
@@ -153,9 +153,9 @@ fn answer_response(
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     let out = response.headers_mut();
     for (name, value) in headers {
-        if let (Ok(name), Ok(value)) = (
+        if let (Ok(name), Some(value)) = (
             HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
+            node_header_value(value),
         ) {
             out.insert(name, value);
         }

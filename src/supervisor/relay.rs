@@ -11,10 +11,11 @@
 use crate::js::utf8_text;
 use crate::json::write_js_number;
 use crate::service::core::DEFAULT_TIMEOUT_MS;
+use crate::service::http::{joined_header, latin1_header_value};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE, HOST};
+use hyper::header::{HeaderName, CONTENT_TYPE, HOST};
 use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
 use std::future::{poll_fn, Future};
@@ -272,8 +273,10 @@ impl Relay {
             let headers = ANSWER_HEADERS
                 .iter()
                 .filter_map(|name| {
-                    let value = response.headers().get(*name)?.to_str().ok()?;
-                    Some(((*name).to_owned(), value.to_owned()))
+                    // As fetch reads them: Latin-1, repeats joined with `, `.
+                    let values = response.headers().get_all(*name).iter();
+                    let value = joined_header(values.map(|v| v.as_bytes()))?;
+                    Some(((*name).to_owned(), value))
                 })
                 .collect();
             let body = match connection.drive(response.into_body().collect()).await {
@@ -321,8 +324,10 @@ impl Relay {
         ];
         for (name, value) in optional {
             if let Some(value) = value {
-                let value = HeaderValue::from_str(value)
-                    .map_err(|_| format!("the {name} header cannot be sent: {value:?}"))?;
+                // Sent as fetch sends a string: one byte per character, so the caller's bytes
+                // reach the child as they came.
+                let value = latin1_header_value(value)
+                    .ok_or_else(|| format!("the {name} header cannot be sent: {value:?}"))?;
                 builder = builder.header(HeaderName::from_static(name), value);
             }
         }
