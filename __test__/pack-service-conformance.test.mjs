@@ -349,6 +349,42 @@ serviceTest('PS 23, 24, 25: an unknown check, v:1 and a tool without id answer 2
 });
 
 // ---------------------------------------------------------------------------------------------
+// Node's default headers (Date, Connection, Keep-Alive: timeout=5) on the Rust server as on
+// node:http: the same header names and values, whatever their order and case.
+test('answers carry the headers node:http adds: keep-alive with timeout=5, or close', async () => {
+  const rust = await started({ transport: 'listen' });
+  const node = await started({ transport: 'handle' });
+  const body = JSON.stringify(tool('fixture.echo', { text: 'a' }));
+  const heads = [
+    'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n',
+    'GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n',
+    'GET /healthz HTTP/1.0\r\n\r\n',
+    'GET /healthz HTTP/1.0\r\nconnection: keep-alive\r\n\r\n',
+    'GET /nope HTTP/1.1\r\nhost: x\r\n\r\n',
+    `POST /v1/invoke HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  ];
+  /** The answer's status and headers, sorted, lower-cased, with the varying values masked. */
+  const shape = async (port, request) => {
+    const answer = await send(port, { bytes: Buffer.from(request), leaves: false });
+    const [, ...lines] = answer.head.split('\r\n');
+    const headers = lines
+      .map((line) => line.toLowerCase())
+      .map((line) => line.replace(/^(date|kindgi-duration-ms): .*$/, '$1: *'))
+      .sort();
+    return { status: answer.status, headers };
+  };
+  try {
+    for (const request of heads) {
+      const ours = await shape(rust.port, request);
+      assert.deepEqual(ours, await shape(node.port, request), request.split('\r\n')[0]);
+      assert.ok(ours.headers.includes('date: *'));
+    }
+  } finally {
+    await rust.stop();
+    await node.stop();
+  }
+});
+
 // Node's req.url keeps an absolute-form target whole, so it matches no route (ts-reference 2.1).
 serviceTest('an absolute-form or * target is no route: 404 naming the target as sent', async (transport) => {
   const { stop, port } = await started({ transport });

@@ -5,6 +5,7 @@
 // own suite, checked against this one.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -282,4 +283,54 @@ test('the front passes the call headers on byte for byte, Number() of the deadli
   assert.equal(answered.headers.get('kindgi-artifact-version'), Buffer.from('v-\u00e9').toString('latin1'));
   const text = await answered.text();
   assert.equal(Number(answered.headers.get('content-length')), Buffer.byteLength(text));
+});
+
+test("listen() on a taken port or an unknown host rejects with Node's own error", async (t) => {
+  const nodeError = (port, host) =>
+    new Promise((resolve) => {
+      const server = createServer();
+      server.once('error', resolve).listen(port, host);
+    });
+  const fields = (e) => ({ message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, address: e.address, port: e.port, hostname: e.hostname });
+  const taken = createServer();
+  await new Promise((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const { port } = taken.address();
+  const dir = packFolder('kindgi-sup-listen-');
+  for (const [host, busyPort] of [['127.0.0.1', port], ['no-such-host.invalid', 0]]) {
+    const supervisor = createPackServiceSupervisor({ command: [process.execPath, bin], moduleRoot: dir, env: async () => ({}), host, port: busyPort });
+    const ours = await supervisor.listen().then(() => assert.fail('listen() resolved'), (e) => e);
+    assert.deepEqual(fields(ours), fields(await nodeError(busyPort, host)), host);
+    await supervisor.close();
+  }
+});
+
+test('command() is asked before every start and cwd is the child\'s; an env() that rejects fails its start', async (t) => {
+  const dir = packFolder('kindgi-sup-command-');
+  const index = writeLocalPack(dir, { 'cwd.mjs': 'export default () => ({ cwd: process.cwd() });\n' });
+  const workDir = packFolder('kindgi-sup-cwd-');
+  let asked = 0;
+  const command = async () => {
+    asked += 1;
+    return [process.execPath, bin];
+  };
+  const run = await supervise(t, dir, {}, { command, cwd: workDir });
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  assert.equal((await run.result('cwd')).cwd, workDir);
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  assert.equal(asked, 2);
+
+  const events = [];
+  const failing = createPackServiceSupervisor({
+    command: [process.execPath, bin],
+    moduleRoot: dir,
+    env: async () => {
+      throw new Error('no .env file');
+    },
+    onEvent: (e) => events.push(e),
+  });
+  t.after(() => failing.close());
+  const failed = await failing.start(index);
+  assert.deepEqual(failed, { kind: 'err', error: { problems: ['no .env file'] } });
+  assert.deepEqual(events, [{ kind: 'boot-failed', problems: ['no .env file'] }]);
 });

@@ -616,8 +616,9 @@ export function createPackService(options) {
     ready: () => service.ready(),
     /** Serves from Rust (hyper) on `host:port`; resolves with the bound port. */
     async listen(port, host) {
-      const outcome = await service.listen(host ?? '::', port);
-      if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error);
+      // No host: every interface, IPv6 and IPv4, as Node's server.listen(port).
+      const outcome = await service.listen(host, port);
+      if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error.message);
       return outcome.port;
     },
     /** Drains for up to `graceMs`, closes every connection and lets the process exit. */

@@ -169,7 +169,15 @@ export function createPackServiceSupervisor(options) {
     async listen() {
       if (front !== undefined) return front;
       const bound = await supervisor.listen(host, port);
-      if (bound.error !== undefined) throw nativeError('listen-failed', bound.error);
+      if (bound.error !== undefined) {
+        // Node's error, as the TypeScript front's server.listen rejects: code EADDRINUSE, …
+        const { code, errno, syscall, address, port: tried, message } = bound.error;
+        throw nativeError(code, message, {
+          ...(errno !== undefined && errno !== null && { errno }),
+          syscall,
+          ...(syscall === 'getaddrinfo' ? { hostname: address } : { address, port: tried }),
+        });
+      }
       holdProcess();
       front = { url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`, port: bound.port };
       return front;

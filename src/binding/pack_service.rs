@@ -19,6 +19,7 @@ use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
 };
 use crate::service::http::Reply;
+use crate::service::listen::{listen, ListenError};
 use crate::service::server::{serve, Listening};
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{
@@ -225,10 +226,59 @@ pub struct PrewarmTargetJs {
     pub position: u32,
 }
 
+/// Where a listener was opened, or why not (the fields of Node's error).
 #[napi(object)]
 pub struct ListenOutcome {
     pub port: Option<u32>,
-    pub error: Option<String>,
+    pub error: Option<ListenErrorJs>,
+}
+
+#[napi(object)]
+pub struct ListenErrorJs {
+    pub code: String,
+    pub errno: Option<i32>,
+    pub syscall: String,
+    pub address: String,
+    pub port: u32,
+    pub message: String,
+}
+
+impl ListenOutcome {
+    pub fn bound(port: u16) -> Self {
+        ListenOutcome {
+            port: Some(u32::from(port)),
+            error: None,
+        }
+    }
+
+    pub fn refused(error: ListenError) -> Self {
+        ListenOutcome {
+            port: None,
+            error: Some(ListenErrorJs {
+                code: error.code,
+                errno: error.errno,
+                syscall: error.syscall.into(),
+                address: error.address,
+                port: u32::from(error.port),
+                message: error.message,
+            }),
+        }
+    }
+
+    /// A misuse, not a system error: `code` is ours.
+    pub fn misused(message: String, port: u32) -> Self {
+        ListenOutcome {
+            port: None,
+            error: Some(ListenErrorJs {
+                code: "listen-failed".into(),
+                errno: None,
+                syscall: "listen".into(),
+                address: String::new(),
+                port,
+                message,
+            }),
+        }
+    }
 }
 
 /// A request's head as node:http shows it (`req.headers`, values already joined and trimmed).
@@ -577,32 +627,27 @@ impl NativePackService {
     /// Listens on `host:port` (port 0 picks one). A failure comes back as data: a rejected
     /// promise from an async binding cannot carry a stable `code`.
     #[napi]
-    pub async fn listen(&self, host: String, port: u32) -> ListenOutcome {
+    pub async fn listen(&self, host: Option<String>, port: u32) -> ListenOutcome {
         let mut listening = self.listening.lock().await;
-        let refused = |error: String| ListenOutcome {
-            port: None,
-            error: Some(error),
-        };
         if listening.is_some() {
-            return refused("The pack service is already listening".into());
+            return ListenOutcome::misused("The pack service is already listening".into(), port);
         }
         let Ok(port) = u16::try_from(port) else {
-            return refused(format!("{port} is not a port number"));
+            return ListenOutcome::misused(format!("{port} is not a port number"), port);
         };
-        let bound = match tokio::net::TcpListener::bind((host.as_str(), port)).await {
-            Ok(listener) => serve(Arc::clone(&self.service), listener),
-            Err(error) => Err(error),
+        let listener = match listen(host.as_deref(), port).await {
+            Ok(listener) => listener,
+            Err(error) => return ListenOutcome::refused(error),
         };
-        match bound {
+        match serve(Arc::clone(&self.service), listener) {
             Ok(started) => {
-                let port = u32::from(started.local_addr().port());
+                let port = started.local_addr().port();
                 *listening = Some(started);
-                ListenOutcome {
-                    port: Some(port),
-                    error: None,
-                }
+                ListenOutcome::bound(port)
             }
-            Err(error) => refused(format!("Cannot listen on {host}:{port}: {error}")),
+            Err(error) => {
+                ListenOutcome::misused(format!("Cannot serve on port {port}: {error}"), port.into())
+            }
         }
     }
 

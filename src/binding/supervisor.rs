@@ -3,8 +3,10 @@
 //! environment (the owner's `command` and `env()`, read at every start) and hearing events.
 //! Neither keeps the process alive, and `close()` releases both.
 
+use crate::binding::pack_service::ListenOutcome;
 use crate::json::to_js_json;
-use crate::service::server::{serve_handler, Served};
+use crate::service::listen::listen;
+use crate::service::server::{serve_handler, Served, HEADERS_WITHIN};
 use crate::supervisor::child::ChildSpec;
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
@@ -54,12 +56,6 @@ pub struct NativeSupervisorOptions {
 pub struct StartOutcomeJs {
     pub port: Option<u32>,
     pub problems: Option<Vec<String>>,
-}
-
-#[napi(object)]
-pub struct FrontAddressJs {
-    pub port: Option<u32>,
-    pub error: Option<String>,
 }
 
 #[napi(object)]
@@ -237,37 +233,27 @@ pub fn create_native_supervisor(
 impl NativeSupervisor {
     /// Opens the front on `host:port`; a failure comes back as data.
     #[napi]
-    pub async fn listen(&self, host: String, port: u32) -> FrontAddressJs {
+    pub async fn listen(&self, host: String, port: u32) -> ListenOutcome {
         let mut listening = self.listening.lock().await;
         if let Some(served) = listening.as_ref() {
-            return FrontAddressJs {
-                port: Some(u32::from(served.local_addr().port())),
-                error: None,
-            };
+            return ListenOutcome::bound(served.local_addr().port());
         }
-        let refused = |error: String| FrontAddressJs {
-            port: None,
-            error: Some(error),
-        };
         let Ok(port) = u16::try_from(port) else {
-            return refused(format!("{port} is not a port number"));
+            return ListenOutcome::misused(format!("{port} is not a port number"), port);
         };
-        let bound = match tokio::net::TcpListener::bind((host.as_str(), port)).await {
-            Ok(listener) => {
-                serve_handler(Arc::clone(&self.front), listener, Duration::from_secs(30))
-            }
-            Err(error) => Err(error),
+        let listener = match listen(Some(&host), port).await {
+            Ok(listener) => listener,
+            Err(error) => return ListenOutcome::refused(error),
         };
-        match bound {
+        match serve_handler(Arc::clone(&self.front), listener, HEADERS_WITHIN) {
             Ok(served) => {
-                let port = u32::from(served.local_addr().port());
+                let port = served.local_addr().port();
                 *listening = Some(served);
-                FrontAddressJs {
-                    port: Some(port),
-                    error: None,
-                }
+                ListenOutcome::bound(port)
             }
-            Err(error) => refused(format!("Cannot listen on {host}:{port}: {error}")),
+            Err(error) => {
+                ListenOutcome::misused(format!("Cannot serve on port {port}: {error}"), port.into())
+            }
         }
     }
 

@@ -441,7 +441,9 @@ impl PackService {
                 // The runner's task panicked.
                 Err(_) => Answer::Error(runner_failed(word, &waiting.id)),
             },
-            () = tokio::time::sleep(timeout) => {
+            // The deadline counts from the call's start, input validation included, as the
+            // TypeScript runner validates inside the deadline.
+            () = tokio::time::sleep_until(tokio::time::Instant::from_std(started) + timeout) => {
                 waiting.abort.abort(AbortReason::DeadlineExceeded);
                 Answer::Error(deadline_passed(word, &waiting.id))
             }

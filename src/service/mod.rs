@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod listen;
 pub mod server;
 pub mod tool_io;
 pub mod trace;

@@ -23,6 +23,11 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
+/// How long a connection may wait for a request's headers: while it is idle between requests
+/// this is Node's `keepAliveTimeout` (5 s), which every answer announces (`Keep-Alive:
+/// timeout=5`), so a client stops reusing the connection before it is closed.
+pub const HEADERS_WITHIN: Duration = Duration::from_secs(5);
+
 /// How long clients may take to send a request: its headers, then an admitted call's body.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadLimits {
@@ -35,7 +40,7 @@ pub struct ReadLimits {
 impl Default for ReadLimits {
     fn default() -> Self {
         ReadLimits {
-            headers: Duration::from_secs(30),
+            headers: HEADERS_WITHIN,
             body: Duration::from_secs(300),
         }
     }
@@ -189,9 +194,26 @@ async fn connection<H: Handler>(
     mut shutdown: watch::Receiver<bool>,
     header_limit: Duration,
 ) {
-    let service = service_fn(move |req| {
+    let service = service_fn(move |req: Request<Incoming>| {
         let handler = Arc::clone(&handler);
-        async move { Ok::<_, Infallible>(handler.handle(req).await) }
+        let keeps_alive = keeps_alive(&req);
+        async move {
+            let mut response = handler.handle(req).await;
+            let headers = response.headers_mut();
+            // Node's defaults, which the TypeScript answers carry.
+            if !headers.contains_key(CONNECTION) {
+                if keeps_alive {
+                    headers.insert(CONNECTION, HeaderValue::from_static("keep-alive"));
+                    headers.insert(
+                        HeaderName::from_static("keep-alive"),
+                        HeaderValue::from_static("timeout=5"),
+                    );
+                } else {
+                    headers.insert(CONNECTION, HeaderValue::from_static("close"));
+                }
+            }
+            Ok::<_, Infallible>(response)
+        }
     });
     let conn = http1::Builder::new()
         .timer(TokioTimer::new())
@@ -206,6 +228,24 @@ async fn connection<H: Handler>(
             conn.as_mut().graceful_shutdown();
             let _ = conn.await;
         }
+    }
+}
+
+/// Whether the connection stays open after this request: HTTP/1.1 unless it asks to close,
+/// HTTP/1.0 only when it asks to keep alive.
+fn keeps_alive(req: &Request<Incoming>) -> bool {
+    let asks = |word: &[u8]| {
+        req.headers().get_all(CONNECTION).iter().any(|value| {
+            value
+                .as_bytes()
+                .split(|&b| b == b',')
+                .any(|token| token.trim_ascii().eq_ignore_ascii_case(word))
+        })
+    };
+    match req.version() {
+        hyper::Version::HTTP_11 => !asks(b"close"),
+        hyper::Version::HTTP_10 => asks(b"keep-alive"),
+        _ => false,
     }
 }
 
