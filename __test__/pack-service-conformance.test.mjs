@@ -385,6 +385,35 @@ test('answers carry the headers node:http adds: keep-alive with timeout=5, or cl
   }
 });
 
+// Strings with a lone surrogate ("\ud800" unpaired, as JSON.stringify writes a string cut in
+// the middle of a pair) are JSON to JavaScript: they reach the handler, count as one character,
+// and come back in answers and issues as JSON.stringify writes them.
+const LONE_TOOLS = [
+  { id: 'lone.short', modulePath: '../js-pack/tools/echo.mjs', input: { type: 'object', properties: { text: { type: 'string', maxLength: 2 }, n: { default: 1 } } }, output: OBJECT },
+  { id: 'lone.closed', modulePath: '../js-pack/tools/echo.mjs', input: OBJECT, output: { type: 'object', properties: { text: {} }, additionalProperties: false } },
+];
+serviceTest('lone surrogates reach the handler, count as one character and come back as JSON.stringify writes them', async (transport) => {
+  const { stop, invoke } = await started({ transport, index: { ...packIndex, tools: [...packIndex.tools, ...LONE_TOOLS] } });
+  const call = (id, inputJson) => invoke(`{"v":2,"kind":"invoke","tool":{"id":"${id}"},"input":${inputJson},"ctx":{"tenantId":"t1","runId":"r1"}}`);
+  try {
+    // Defaults filled (the input crosses from Rust), and as sent.
+    assert.equal((await call('fixture.echo', '{"text":"a\\ud800"}')).text, '{"v":2,"kind":"result","output":{"text":"a\\ud800","n":1}}');
+    assert.equal((await call('fixture.echo', '{"text":"\\uDC00b","n":2}')).text, '{"v":2,"kind":"result","output":{"text":"\\udc00b","n":2}}');
+    assert.equal((await call('lone.short', '{"text":"a\\ud800"}')).text, '{"v":2,"kind":"result","output":{"text":"a\\ud800","n":1}}');
+    const long = JSON.parse((await call('lone.short', '{"text":"ab\\ud800"}')).text);
+    assert.deepEqual([long.code, long.issues[0].keyword], ['input-validation-failed', 'maxLength']);
+    // An input key, named in the input's issues and in the output's.
+    const extra = JSON.parse((await call('fixture.echo', '{"text":"x","\\udc00":1}')).text);
+    assert.equal(extra.code, 'input-validation-failed');
+    assert.equal(extra.issues[0].params.additionalProperty, '\udc00');
+    const answered = await call('lone.closed', '{"text":"x","\\ud800":1}');
+    assert.ok(answered.text.includes('"additionalProperty":"\\ud800"'), answered.text);
+    assert.equal(JSON.parse(answered.text).code, 'output-validation-failed');
+  } finally {
+    await stop();
+  }
+});
+
 // Node's req.url keeps an absolute-form target whole, so it matches no route (ts-reference 2.1).
 serviceTest('an absolute-form or * target is no route: 404 naming the target as sent', async (transport) => {
   const { stop, port } = await started({ transport });

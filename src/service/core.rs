@@ -3,6 +3,7 @@
 //! what to do with it, and hand an admitted body to [`PackService::invoke`].
 
 use crate::env::PackEnvCheck;
+use crate::json::{protect_lone_surrogates, restore_lone_surrogates};
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
 use crate::service::admission::{Admission, InFlight};
@@ -16,6 +17,7 @@ use crate::service::http::{
 use crate::service::tool_io::{check_input, check_output, result_message};
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -240,7 +242,10 @@ impl PackService {
     /// Runs one admitted call from its body (already decoded to text). Dropping the returned
     /// future before it resolves cancels the call: the handler's abort fires with `cancelled`.
     pub async fn invoke(&self, head: &RequestHead, body: &str) -> Outcome {
-        let Ok(json) = serde_json::from_str::<Value>(body) else {
+        // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
+        let protected = protect_lone_surrogates(body);
+        let lone_surrogates = matches!(protected, Cow::Owned(_));
+        let Ok(json) = serde_json::from_str::<Value>(&protected) else {
             return Outcome::Message(
                 PackErrorMessage::new(
                     PackErrorCode::MalformedMessage,
@@ -251,7 +256,7 @@ impl PackService {
         };
         let kind = match parse_pack_request(&json) {
             Ok(Ok(kind)) => kind,
-            Ok(Err(error)) => return Outcome::Message(error.to_json()),
+            Ok(Err(error)) => return Outcome::Message(restored(error.to_json(), lone_surrogates)),
             Err(never) => match never {},
         };
         if kind == RequestKind::Tool && !self.context_tenant_allowed(&json) {
@@ -291,10 +296,14 @@ impl PackService {
                     parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms),
                 );
                 let call_bindings = bindings.clone().filter(|_| self.share_call_bindings);
+                let received = Received {
+                    message: json,
+                    body,
+                    lone_surrogates,
+                };
                 self.run_target(
                     target,
-                    json,
-                    body,
+                    received,
                     &id,
                     call_bindings,
                     timeout,
@@ -313,7 +322,7 @@ impl PackService {
         });
         match answer {
             Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
-            Answer::Error(error) => Outcome::Message(error.to_json()),
+            Answer::Error(error) => Outcome::Message(restored(error.to_json(), lone_surrogates)),
             Answer::Failed(reason) => Outcome::Reply(Reply::error(500, &reason)),
             // Only a tool's output is checked; a runner that answers a check with one is wrong.
             Answer::Output(_) => Outcome::Reply(Reply::error(
@@ -329,8 +338,7 @@ impl PackService {
     async fn run_target(
         &self,
         target: Target,
-        message: Value,
-        body: &str,
+        received: Received<'_>,
         id: &str,
         call_bindings: Option<Arc<Map<String, Value>>>,
         timeout: Duration,
@@ -345,17 +353,17 @@ impl PackService {
             None => None,
             Some(tool) => {
                 let undefined = serde_json::json!({ MARKER_KEY: "undefined" });
-                let input = message.get("input").unwrap_or(&undefined);
+                let input = received.message.get("input").unwrap_or(&undefined);
                 match check_input(&tool.input, input, &tool.id) {
-                    Ok(filled) => filled,
+                    Ok(filled) => filled.map(|text| restored(text, received.lone_surrogates)),
                     Err(refused) => return Answer::Error(*refused),
                 }
             }
         };
         let call = Call {
             target,
-            message,
-            body: body.to_owned(),
+            message: received.message,
+            body: received.body.to_owned(),
             id: id.to_owned(),
             bindings: call_bindings,
             input_json,
@@ -364,6 +372,11 @@ impl PackService {
         match (answer, tool) {
             (Answer::Output(output), Some(tool)) => {
                 match check_output(&tool.output, &output.marked, &tool.id) {
+                    // Its issues may name what the output held: written back as it was.
+                    Err(refused) if has_lone_surrogates(&output.marked) => Answer::ErrorJson {
+                        code: refused.code,
+                        json: restored(refused.to_json(), true),
+                    },
                     Err(refused) => Answer::Error(*refused),
                     Ok(()) => match output {
                         ToolOutput {
@@ -451,6 +464,28 @@ impl PackService {
         waiting.answered = true;
         answer
     }
+}
+
+/// A request body as received, parsed.
+struct Received<'a> {
+    message: Value,
+    /// The text, which a JavaScript runner parses itself.
+    body: &'a str,
+    /// Whether the text held lone surrogates (stand-ins in `message`).
+    lone_surrogates: bool,
+}
+
+/// JSON text written from a value parsed out of text with lone surrogates: the escapes back.
+fn restored(json: String, lone_surrogates: bool) -> String {
+    if lone_surrogates {
+        restore_lone_surrogates(&json).into_owned()
+    } else {
+        json
+    }
+}
+
+fn has_lone_surrogates(text: &str) -> bool {
+    matches!(protect_lone_surrogates(text), Cow::Owned(_))
 }
 
 /// The answer of a call whose deadline passed first.
