@@ -209,6 +209,13 @@ test('a given write gets lifecycle and log lines before the call returns; levels
   assert.deepEqual(out.map((line) => JSON.parse(line).message), ['Listening on port 1', 'at the level']);
   assert.equal(JSON.parse(out[1]).subsystem, 'pack.tool');
 
+  // A field or binding holding a lone surrogate is written as JSON.stringify writes it.
+  const cut = [];
+  const cutLogs = packServiceLogs({ env: {}, write: (line) => cut.push(line) }).logs;
+  cutLogs.log.child({ tag: 'x\udc00' }).info('cut', { s: 'a\ud800' });
+  assert.ok(cut[0].includes('"s":"a\\ud800"') && cut[0].includes('"tag":"x\\udc00"'), cut[0]);
+  assert.deepEqual([JSON.parse(cut[0]).s, JSON.parse(cut[0]).tag], ['a\ud800', 'x\udc00']);
+
   // A throwing write changes nothing for the caller, and later lines still reach it.
   let calls = 0;
   const failing = packServiceLogs({ env: {}, write: () => { calls += 1; throw new Error('sink down'); } });

@@ -3,6 +3,7 @@
 //! writes its call records here directly, costing the JS thread nothing.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
+use crate::json::{protect_lone_surrogates, restore_lone_surrogates};
 use crate::log::{stderr_sink, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -10,6 +11,7 @@ use napi::threadsafe_function::{
 use napi::Status;
 use napi_derive::napi;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -71,14 +73,40 @@ pub struct NativeLogs {
 impl NativeLogs {
     /// The logger with `bindings` (JSON text of an object; anything else binds nothing).
     pub fn logger(&self, bindings: &str) -> Logger {
-        self.root.child(object(bindings))
+        self.root.child(object(bindings).0)
     }
 }
 
-fn object(json: &str) -> Map<String, Value> {
-    match serde_json::from_str(json) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
+/// An object's members from JSON text (none for anything else), and whether the text held
+/// lone surrogates (stand-ins in the members, see `json::protect_lone_surrogates`).
+fn object(json: &str) -> (Map<String, Value>, bool) {
+    let protected = protect_lone_surrogates(json);
+    let lone = matches!(protected, Cow::Owned(_));
+    match serde_json::from_str(&protected) {
+        Ok(Value::Object(map)) => (map, lone),
+        _ => (Map::new(), false),
+    }
+}
+
+/// A sink that writes lone surrogates back as `JSON.stringify` writes them (`\ud800`).
+struct RestoringSink(Sink);
+
+impl LineSink for RestoringSink {
+    fn write(&self, line: &str) {
+        self.0.write(&restore_lone_surrogates(line));
+    }
+
+    fn flush(&self) {
+        self.0.flush();
+    }
+}
+
+/// `logger`, writing lone surrogates back when its record's text held some.
+fn restoring(logger: Logger, lone: bool) -> Logger {
+    if lone {
+        logger.with_sink(|sink| Arc::new(RestoringSink(sink)))
+    } else {
+        logger
     }
 }
 
@@ -143,8 +171,9 @@ impl NativeLogs {
         in_message: Option<Vec<String>>,
     ) -> Option<Vec<String>> {
         let level = Level::parse(&level)?;
-        let fields = fields.as_deref().map(object).unwrap_or_default();
-        let logger = self.logger(&bindings);
+        let (fields, lone_in_fields) = fields.as_deref().map(object).unwrap_or_default();
+        let (bound, lone_in_bindings) = object(&bindings);
+        let logger = restoring(self.root.child(bound), lone_in_fields || lone_in_bindings);
         lines_from_js(|| {
             logger.log(level, &message, fields, &in_message.unwrap_or_default());
             // Written from the JS thread: out now, after what Rust queued before it.
@@ -165,10 +194,10 @@ impl NativeLogs {
             "boot-failed" | "config-invalid" => Level::Error,
             _ => Level::Info,
         };
-        let mut fields = fields.as_deref().map(object).unwrap_or_default();
+        let (mut fields, lone) = fields.as_deref().map(object).unwrap_or_default();
         fields.insert("event".into(), kind.clone().into());
         fields.insert("kind".into(), kind.into());
-        let logger = self.logger(r#"{"subsystem":"pack"}"#).unfiltered();
+        let logger = restoring(self.logger(r#"{"subsystem":"pack"}"#).unfiltered(), lone);
         lines_from_js(|| {
             logger.log(level, &message, fields, &[]);
             logger.flush();

@@ -82,6 +82,18 @@ impl Logger {
         }
     }
 
+    /// This logger (same settings and bindings) writing its lines through `wrap(sink)`.
+    pub fn with_sink(&self, wrap: impl FnOnce(Sink) -> Sink) -> Logger {
+        let shared = Arc::new(Shared {
+            settings: self.shared.settings.clone(),
+            sink: wrap(Arc::clone(&self.shared.sink)),
+        });
+        Logger {
+            shared,
+            ..self.clone()
+        }
+    }
+
     /// Writes out every line queued so far (before a process exits, or to keep the order of
     /// lines written from another thread).
     pub fn flush(&self) {
