@@ -449,6 +449,36 @@ serviceTest('kindgi-artifact-version: the bytes Node writes; left out, not a cra
   }
 });
 
+// Prewarm (ts-reference 2.7): tools (one per id@version) then checks, each failure a
+// handler-import-failed message "<id>: <cause>"; ready() follows the last prewarm.
+test('prewarm(): failures in order, tools then checks, as handler-import-failed; again, once the imports work, ready', async () => {
+  const index = {
+    ...packIndex,
+    tools: [packIndex.tools.find((t) => t.id === 'fixture.echo'), { id: 'pack.late', modulePath: 'tools/late.mjs', input: OBJECT, output: OBJECT }],
+    guardrails: [{ id: 'pack.guard', kind: 'zero-llm', action: { 'on-violation': 'halt' }, checkModulePath: 'guardrails/late.mjs', checkId: 'pack.checks.late' }],
+  };
+  let broken = true;
+  const importModule = async (path) => {
+    if (broken && path.endsWith('late.mjs')) throw new Error(`not built yet: ${path.split('/').slice(-2).join('/')}`);
+    if (path.endsWith('tools/late.mjs')) return { default: (input) => input };
+    if (path.endsWith('guardrails/late.mjs')) return { check: { evaluate: () => ({ passed: true }) } };
+    return import(pathToFileURL(path).href);
+  };
+  const service = createPackService({ index, resolveModule: (p) => resolve(packRoot, p), token: TOKEN, env: {}, importModule });
+  try {
+    assert.deepEqual(await service.prewarm(), [
+      { v: 2, kind: 'error', code: 'handler-import-failed', message: 'pack.late: not built yet: tools/late.mjs', toolId: 'pack.late' },
+      { v: 2, kind: 'error', code: 'handler-import-failed', message: 'pack.checks.late: not built yet: guardrails/late.mjs', checkId: 'pack.checks.late' },
+    ]);
+    assert.equal(service.ready(), false);
+    broken = false;
+    assert.deepEqual(await service.prewarm(), []);
+    assert.equal(service.ready(), true);
+  } finally {
+    await service.stop(0);
+  }
+});
+
 // Check config over the wire (CC 71-73): the service hands a check the config as sent; the
 // check's own defineCheck resolves it against its schema.
 
@@ -578,7 +608,7 @@ serviceTest('PS 32: maxBodyBytes 256 with a body over 1 kB → 413, by content-l
   }
 });
 
-serviceTest('PS 33: draining: /readyz → 503, a new invoke → 503, the call in flight completes with 200, drain() resolves, inFlight() is 0', async (transport) => {
+serviceTest('PS 33: draining: /readyz → 503, a new invoke → 503, /v1/info 200, the call in flight completes with 200, drain() resolves, inFlight() is 0', async (transport) => {
   const { service, stop, invoke, get } = await started({ transport });
   try {
     const inFlight = invoke(tool('conformance.gate'));
@@ -595,6 +625,10 @@ serviceTest('PS 33: draining: /readyz → 503, a new invoke → 503, the call in
     assert.equal(refused.status, 503);
     assert.equal(refused.text, '{"error":"draining"}');
     assert.equal(refused.headers.get('retry-after'), '1');
+    // /v1/info still answers while draining (only readiness and new calls are refused).
+    const info = await get('/v1/info', { 'kindgi-pack-token': TOKEN });
+    assert.equal(info.status, 200);
+    assert.equal(JSON.parse(info.text).packId, packIndex.packId);
     assert.equal(drained, false, 'drain waits for the call in flight');
     assert.equal(service.ready(), false);
 

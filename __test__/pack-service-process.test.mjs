@@ -109,6 +109,20 @@ test('with no --host it listens on every interface, IPv4 callers included, as No
   assert.equal(await run.exited, 0);
 });
 
+test('main(argv, env) in-process: the token leaves the real process.env even when env is its own', async () => {
+  const { main } = await import('../lib/pack-service-main.js');
+  process.env.KINDGI_PACK_SERVICE_TOKEN = 'the-real-one';
+  try {
+    const env = { KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', KINDGI_LOG_LEVEL: 'error' };
+    // A valid configuration whose index is missing: past the token's removal, then exit 1.
+    assert.equal(await main(['--index', join(tmpdir(), 'no-such-index.json')], env), 1);
+    assert.equal('KINDGI_PACK_SERVICE_TOKEN' in process.env, false);
+    assert.equal(env.KINDGI_PACK_SERVICE_TOKEN, TOKEN, 'the given env is left as it was');
+  } finally {
+    delete process.env.KINDGI_PACK_SERVICE_TOKEN;
+  }
+});
+
 test('SIGTERM with a call that outlives the 8 s budget: 503 while draining, exit 0 once the budget is spent', async () => {
   const run = launch(['--index', indexPath, '--host', '127.0.0.1']);
   const port = await run.listening;

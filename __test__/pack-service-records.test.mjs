@@ -292,3 +292,42 @@ test('a JavaScript log gets the call record and ctx.log through child loggers wi
   assert.equal(call.bindings.spanId, own.bindings.spanId);
   assert.deepEqual(call.how, { inMessage: ['target', 'id', 'outcome', 'durationMs'] });
 });
+
+test('missing env (several names) and a handler that finished late: their warn records, message and fields', async (t) => {
+  const lines = [];
+  const { logs } = packServiceLogs({ env: {}, write: (line) => lines.push(line) });
+  const conformanceRoot = join(here, 'fixtures', 'js-pack-conformance');
+  const conformanceIndex = JSON.parse(readFileSync(join(conformanceRoot, 'index.json'), 'utf8'));
+  const service = createPackService({
+    index: { ...conformanceIndex, env: { required: ['A_URL', 'B_URL'], optional: [] } },
+    resolveModule: (p) => resolve(conformanceRoot, p),
+    token: TOKEN,
+    env: { A_URL: '' },
+    envCheck: 'warn',
+    log: logs.log,
+  });
+  t.after(() => service.stop(0));
+  const missing = lines.map((l) => JSON.parse(l)).find((r) => r.kind === 'missing-env');
+  assert.equal(missing.level, 'warn');
+  assert.equal(missing.message, "The pack's env.required names have no value: A_URL, B_URL");
+  assert.deepEqual(
+    { event: missing.event, kind: missing.kind, check: missing.check, names: missing.names },
+    { event: 'missing-env', kind: 'missing-env', check: 'warn', names: ['A_URL', 'B_URL'] },
+  );
+
+  assert.deepEqual(await service.prewarm(), []);
+  const port = await service.listen(0, '127.0.0.1');
+  const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, 'kindgi-timeout-ms': '20' },
+    body: JSON.stringify({ v: 2, kind: 'check-invoke', check: { id: 'conformance.stubborn' }, config: { ms: 150 }, trace: {} }),
+  });
+  assert.equal((await res.json()).code, 'deadline-exceeded');
+  await until(() => lines.some((l) => l.includes('"handler-finished-late"')), 'the late record');
+  const late = lines.map((l) => JSON.parse(l)).find((r) => r.kind === 'handler-finished-late');
+  assert.equal(late.level, 'warn');
+  assert.equal(late.message, `check conformance.stubborn finished ${late.afterMs} ms after its call ended`);
+  assert.equal(late.event, 'handler-finished-late');
+  assert.equal(typeof late.afterMs, 'number');
+  assert.equal(late.checkId, 'conformance.stubborn');
+});

@@ -334,3 +334,46 @@ test('command() is asked before every start and cwd is the child\'s; an env() th
   assert.deepEqual(failed, { kind: 'err', error: { problems: ['no .env file'] } });
   assert.deepEqual(events, [{ kind: 'boot-failed', problems: ['no .env file'] }]);
 });
+
+test('a child that refuses its configuration fails the start with the problems its config-invalid line lists', async (t) => {
+  const dir = packFolder('kindgi-sup-config-');
+  const index = writeLocalPack(dir, { 'pid.mjs': PID_TOOL });
+  const run = await supervise(t, dir, { KINDGI_PACK_ENV_CHECK: 'sometimes' });
+  const failed = await run.supervisor.start(index);
+  assert.deepEqual(failed, {
+    kind: 'err',
+    error: { problems: ['KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not "sometimes"'] },
+  });
+});
+
+test('stop() while a restart waits out its delay: no child comes back', async (t) => {
+  const dir = packFolder('kindgi-sup-stop-restart-');
+  const index = writeLocalPack(dir, { 'pid.mjs': PID_TOOL, 'exit.mjs': 'export default () => process.exit(3);\n' });
+  const run = await supervise(t, dir, {}, { restartDelayMs: 400 });
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  assert.equal((await run.invoke('exit')).status, 502);
+  await until(() => run.events.some((e) => e.kind === 'restarting'), 'the restart to be scheduled');
+  await run.supervisor.stop();
+  // Past the delay (and a boot's worth more): nothing started, nothing serving.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.deepEqual(run.events.filter((e) => e.kind !== 'log').map((e) => e.kind), ['started', 'exited', 'restarting']);
+  assert.equal((await run.invoke('pid')).status, 503);
+  assert.equal(run.supervisor.relay.serving(), false);
+});
+
+test('an IPv6 host gives a bracketed URL, or fails as Node fails where the machine has no IPv6', async (t) => {
+  const dir = packFolder('kindgi-sup-ipv6-');
+  const supervisor = createPackServiceSupervisor({ command: [process.execPath, bin], moduleRoot: dir, env: async () => ({}), host: '::1' });
+  t.after(() => supervisor.close());
+  const nodeResult = await new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (e) => resolve({ error: e.code })).listen(0, '::1', () => server.close(() => resolve({ ok: true })));
+  });
+  const ours = await supervisor.listen().then((front) => ({ front }), (e) => ({ error: e.code }));
+  if (nodeResult.ok) {
+    assert.match(ours.front.url, /^http:\/\/\[::1\]:\d+$/);
+    assert.equal((await fetch(`${ours.front.url}/healthz`)).status, 200);
+  } else {
+    assert.deepEqual(ours, nodeResult);
+  }
+});
