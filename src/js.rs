@@ -1,7 +1,7 @@
 //! JavaScript's own rules for strings, where the core must read text as the TypeScript
 //! package's JavaScript does: what `trim()` and a regular expression's `\s` call white space,
-//! what `Number(string)` makes of a string, what `String(value)` makes of a JSON value, and
-//! how Node decodes bytes as UTF-8.
+//! what `Number(string)` makes of a string, what `String(value)` makes of a JSON value, how
+//! Node decodes bytes as UTF-8, and the names and words libuv gives system errors in Node's.
 
 use crate::json::write_js_number;
 use serde_json::Value;
@@ -104,6 +104,51 @@ pub fn js_string(value: Option<&Value>) -> String {
             .join(","),
         Some(Value::Object(_)) => "[object Object]".into(),
     }
+}
+
+/// libuv's name and words for a system error (`EADDRINUSE`, `address already in use`), as
+/// Node's errors give them, for the errors spawning a child or opening a listener can give.
+#[cfg(unix)]
+pub fn uv_error(errno: i32) -> Option<(&'static str, &'static str)> {
+    let known = [
+        (libc::ENOENT, "ENOENT", "no such file or directory"),
+        (libc::EACCES, "EACCES", "permission denied"),
+        (libc::EPERM, "EPERM", "operation not permitted"),
+        (libc::ENOEXEC, "ENOEXEC", "exec format error"),
+        (libc::ENOTDIR, "ENOTDIR", "not a directory"),
+        (libc::EISDIR, "EISDIR", "illegal operation on a directory"),
+        (libc::ELOOP, "ELOOP", "too many symbolic links encountered"),
+        (libc::ENAMETOOLONG, "ENAMETOOLONG", "name too long"),
+        (libc::E2BIG, "E2BIG", "argument list too long"),
+        (libc::ETXTBSY, "ETXTBSY", "text file is busy"),
+        (libc::ENOMEM, "ENOMEM", "not enough memory"),
+        (libc::EAGAIN, "EAGAIN", "resource temporarily unavailable"),
+        (libc::EMFILE, "EMFILE", "too many open files"),
+        (libc::ENFILE, "ENFILE", "file table overflow"),
+        (libc::ESRCH, "ESRCH", "no such process"),
+        (libc::EADDRINUSE, "EADDRINUSE", "address already in use"),
+        (
+            libc::EADDRNOTAVAIL,
+            "EADDRNOTAVAIL",
+            "address not available",
+        ),
+        (
+            libc::EAFNOSUPPORT,
+            "EAFNOSUPPORT",
+            "address family not supported",
+        ),
+        (libc::EINVAL, "EINVAL", "invalid argument"),
+        (libc::ENOBUFS, "ENOBUFS", "no buffer space available"),
+    ];
+    known
+        .iter()
+        .find(|(number, _, _)| *number == errno)
+        .map(|(_, name, words)| (*name, *words))
+}
+
+#[cfg(not(unix))]
+pub fn uv_error(_errno: i32) -> Option<(&'static str, &'static str)> {
+    None
 }
 
 #[cfg(test)]

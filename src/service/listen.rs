@@ -6,6 +6,7 @@
 //! - With no host, `::` is tried first and `0.0.0.0` if that fails (no IPv6 on the machine).
 //! - A failure reads as Node's error: `listen EADDRINUSE: address already in use 127.0.0.1:8080`.
 
+use crate::js::uv_error;
 use socket2::{Domain, Socket, Type};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use tokio::net::TcpListener;
@@ -96,40 +97,6 @@ fn refused(address: SocketAddr, error: &std::io::Error) -> ListenError {
             port,
         },
     }
-}
-
-/// libuv's name and words for the errors opening a listener can give.
-#[cfg(unix)]
-fn uv_error(errno: i32) -> Option<(&'static str, &'static str)> {
-    let known = [
-        (libc::EADDRINUSE, "EADDRINUSE", "address already in use"),
-        (libc::EACCES, "EACCES", "permission denied"),
-        (
-            libc::EADDRNOTAVAIL,
-            "EADDRNOTAVAIL",
-            "address not available",
-        ),
-        (
-            libc::EAFNOSUPPORT,
-            "EAFNOSUPPORT",
-            "address family not supported",
-        ),
-        (libc::EINVAL, "EINVAL", "invalid argument"),
-        (libc::EPERM, "EPERM", "operation not permitted"),
-        (libc::EMFILE, "EMFILE", "too many open files"),
-        (libc::ENFILE, "ENFILE", "file table overflow"),
-        (libc::ENOBUFS, "ENOBUFS", "no buffer space available"),
-        (libc::ENOMEM, "ENOMEM", "not enough memory"),
-    ];
-    known
-        .iter()
-        .find(|(number, _, _)| *number == errno)
-        .map(|(_, code, words)| (*code, *words))
-}
-
-#[cfg(not(unix))]
-fn uv_error(_errno: i32) -> Option<(&'static str, &'static str)> {
-    None
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! stdout and stderr read line by line for its whole life, booted once it writes `listening`,
 //! and retired with SIGTERM, then SIGKILL after a grace.
 
-use crate::js::js_string;
+use crate::js::{js_string, uv_error};
 use crate::supervisor::lines::service_event;
 use crate::supervisor::spawner;
 use serde_json::{Map, Value};
@@ -358,38 +358,10 @@ fn exit_of(status: std::process::ExitStatus) -> ChildExit {
 /// Why a child could not be started, in the words of Node's `spawn` error, which the
 /// TypeScript supervisor reports: `spawn <program> ENOENT`.
 fn spawn_failure(program: &str, error: &std::io::Error) -> String {
-    match error.raw_os_error().and_then(errno_name) {
-        Some(code) => format!("spawn {program} {code}"),
+    match error.raw_os_error().and_then(uv_error) {
+        Some((code, _)) => format!("spawn {program} {code}"),
         None => format!("spawn {program}: {error}"),
     }
-}
-
-/// libuv's name for the errors starting a process can give.
-#[cfg(unix)]
-fn errno_name(errno: i32) -> Option<&'static str> {
-    let known = [
-        (libc::ENOENT, "ENOENT"),
-        (libc::EACCES, "EACCES"),
-        (libc::EPERM, "EPERM"),
-        (libc::ENOEXEC, "ENOEXEC"),
-        (libc::ENOTDIR, "ENOTDIR"),
-        (libc::EISDIR, "EISDIR"),
-        (libc::ELOOP, "ELOOP"),
-        (libc::ENAMETOOLONG, "ENAMETOOLONG"),
-        (libc::E2BIG, "E2BIG"),
-        (libc::ETXTBSY, "ETXTBSY"),
-        (libc::ENOMEM, "ENOMEM"),
-        (libc::EAGAIN, "EAGAIN"),
-        (libc::EMFILE, "EMFILE"),
-        (libc::ENFILE, "ENFILE"),
-        (libc::ESRCH, "ESRCH"),
-    ];
-    name_in(&known, errno)
-}
-
-#[cfg(not(unix))]
-fn errno_name(_errno: i32) -> Option<&'static str> {
-    None
 }
 
 /// Node's name for a signal number (`child.signalCode`).
@@ -431,16 +403,10 @@ fn signal_name(number: i32) -> String {
         (libc::SIGPWR, "SIGPWR"),
     ];
     // Real-time signals have no name in Node either.
-    name_in(&known, number).map_or_else(|| format!("SIG{number}"), str::to_owned)
-}
-
-/// The name `table` gives `number`.
-#[cfg(unix)]
-fn name_in(table: &[(i32, &'static str)], number: i32) -> Option<&'static str> {
-    table
+    known
         .iter()
         .find(|(n, _)| *n == number)
-        .map(|(_, name)| *name)
+        .map_or_else(|| format!("SIG{number}"), |(_, name)| (*name).to_owned())
 }
 
 #[cfg(all(test, unix))]
