@@ -22,4 +22,4 @@ export {
   Result,
 } from './lib/handler-runner.js';
 export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, PackServiceConfig } from './lib/pack-service.js';
-export { NativeError, NativeErrorCode } from './lib/errors.js';
+export { NATIVE_ERROR_CODES, NativeError, NativeErrorCode } from './lib/errors.js';

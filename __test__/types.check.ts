@@ -87,7 +87,7 @@ void fromMain;
 // The pack service.
 import { createPackService, type PackService, type PackServiceLogEvent } from '../lib/pack-service.js';
 const events: PackServiceLogEvent[] = [];
-const service: PackService = createPackService({
+const service = createPackService({
   index: {},
   resolveModule: (p: string) => p,
   token: 't',
@@ -128,3 +128,29 @@ async function bundleMapShape(): Promise<string> {
   return read.kind === 'ok' ? (read.value['tools/a.ts'] ?? '') : read.message;
 }
 void bundleMapShape;
+
+// What a TypeScript caller of @kindgi/handler-runtime writes still type-checks after the swap.
+import { NATIVE_ERROR_CODES, type HandlerContext, type PackCallContext, type IndexedTool } from '../index.js';
+import { main as mainFromSubpath } from '../lib/pack-service.js';
+// The TypeScript PackService: our service is one, and a caller's own fake still is.
+const asPlain: PackService = service;
+const fake: PackService = {
+  handle: () => undefined,
+  prewarm: async () => [],
+  drain: async () => undefined,
+  inFlight: () => 0,
+  ready: () => true,
+};
+// A typed index goes to createPackService; its entries are typed.
+const typedIndex = JSON.parse('{}') as Index;
+const modulePaths: string[] = typedIndex.tools.map((tool: IndexedTool) => tool.modulePath);
+void createPackService({ index: typedIndex, resolveModule: (p: string) => p, token: 't' });
+// A wire ctx is a HandlerContext; ctx.log is a logger.
+declare const wireCtx: PackCallContext;
+const handlerCtx: HandlerContext = wireCtx;
+handlerCtx.log?.info('looked up', { n: 1 });
+// The TypeScript supervisor's test seam is accepted.
+void createPackServiceSupervisor({ command: ['node'], moduleRoot: '.', env: async () => ({}), nextTurn: (fn: () => void) => fn() });
+const codes: readonly string[] = NATIVE_ERROR_CODES;
+const exitCode: Promise<number> = mainFromSubpath([], {});
+void [asPlain, fake, modulePaths, codes, exitCode];

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './validate.js';
+import type { PackServiceLogger } from './pack-service.js';
 
 /** The tenant and run a handler serves, its resolved needs, and (from the pack service) its abort signal and logger. */
 export interface HandlerContext {
@@ -11,9 +11,12 @@ export interface HandlerContext {
   readonly secrets?: Readonly<Record<string, unknown>>;
   readonly config?: Readonly<Record<string, unknown>>;
   readonly settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Protocol 2.6.0: the call's idempotency key, passed through from the wire. */
+  readonly idempotencyKey?: string;
+  /** Never on the wire; the pack service adds it: aborted on the call's deadline or its caller's leaving. */
   readonly abortSignal?: AbortSignal;
-  readonly log?: unknown;
-  readonly [field: string]: unknown;
+  /** Never on the wire; the pack service adds it: a `@kindgi/log` logger bound to the call. */
+  readonly log?: PackServiceLogger;
 }
 
 export interface ToolInvocationSpec {
@@ -42,7 +45,8 @@ export interface HandlerError {
   readonly message: string;
   readonly toolId?: string;
   readonly cause?: unknown;
-  readonly issues?: readonly (ValidationIssue | { readonly instancePath: string; readonly message: string })[];
+  /** Ajv's issues (`ValidationIssue`), or `{instancePath, message}` from a Zod input schema. */
+  readonly issues?: readonly unknown[];
 }
 
 export type Result<T, E> = { readonly kind: 'ok'; readonly value: T } | { readonly kind: 'err'; readonly error: E };
@@ -50,10 +54,16 @@ export type Result<T, E> = { readonly kind: 'ok'; readonly value: T } | { readon
 export type HandlerFn = (input: unknown, ctx: HandlerContext) => unknown | Promise<unknown>;
 export type HandlerModule =
   | HandlerFn
-  | { readonly default: unknown }
-  | { readonly handler: unknown }
-  | { readonly run: unknown };
-export type CheckModule = Readonly<Record<string, unknown>>;
+  | { readonly default: HandlerFn }
+  | { readonly handler: HandlerFn }
+  | { readonly run: HandlerFn };
+
+type CheckEvaluate = (...args: unknown[]) => unknown | Promise<unknown>;
+/** A check module: `{evaluate}`, or `default` / `check` holding one (or the function itself). */
+export type CheckModule =
+  | { readonly evaluate: CheckEvaluate }
+  | { readonly default: { readonly evaluate: CheckEvaluate } | CheckEvaluate }
+  | { readonly check: { readonly evaluate: CheckEvaluate } | CheckEvaluate };
 
 export interface RunHandlerOptions {
   readonly tool: ToolInvocationSpec;

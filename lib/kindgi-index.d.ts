@@ -1,3 +1,5 @@
+import type { PackEnvDeclaration } from './pack-env.js';
+
 export { NativeError, NativeErrorCode, MAX_JSON_DEPTH } from './errors.js';
 
 /** The envelope version of `index.json`. */
@@ -5,18 +7,98 @@ export declare const INDEX_ENVELOPE_VERSION: 1;
 /** The version of the flow payload inside the index. */
 export declare const KERNEL_PAYLOAD_VERSION: 1;
 
+export type IndexEnvelopeVersion = typeof INDEX_ENVELOPE_VERSION;
+
+export type PrimitiveKind = 'tool' | 'guardrail' | 'agent' | 'flow';
+
+/** A tool as `index.json` lists it. */
+export interface IndexedTool {
+  readonly id: string;
+  readonly description?: string;
+  readonly version?: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly output: Readonly<Record<string, unknown>>;
+  readonly effects?: readonly Readonly<Record<string, unknown>>[];
+  readonly needs?: readonly Readonly<Record<string, unknown>>[];
+  readonly needsSpec?: Readonly<Record<string, unknown>>;
+  readonly sandbox?: string;
+  readonly limits?: Readonly<Record<string, unknown>>;
+  readonly network?: Readonly<Record<string, unknown>>;
+  /** A declarative tool's spec, which the runtime runs itself. */
+  readonly spec?: Readonly<Record<string, unknown>>;
+  /** `false`: read-only. Absent: it may change something. */
+  readonly mutating?: boolean;
+  readonly modulePath: string;
+}
+
+/** A guardrail as `index.json` lists it. */
+export interface IndexedGuardrail {
+  readonly id: string;
+  readonly name?: string;
+  readonly kind: string;
+  readonly action: Readonly<Record<string, unknown>>;
+  readonly severity?: string;
+  readonly scope?: Readonly<Record<string, unknown>>;
+  readonly checkModulePath: string;
+  readonly checkId?: string;
+  readonly configSchema?: Readonly<Record<string, unknown>>;
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly sandbox?: string;
+  readonly limits?: Readonly<Record<string, unknown>>;
+  readonly network?: Readonly<Record<string, unknown>>;
+}
+
+/** An agent as `index.json` lists it. */
+export interface IndexedAgent {
+  readonly id: string;
+  readonly version: string;
+  readonly name: string;
+  readonly instructions: string | { readonly prompt: string; readonly version: string };
+  readonly capabilities: readonly unknown[];
+  readonly tools: readonly { readonly id: string; readonly version: string }[];
+  readonly retrieval?: readonly unknown[];
+  readonly guardrails?: readonly string[];
+  readonly settings?: readonly { readonly id: string; readonly version: string }[];
+  readonly modelSettings?: { readonly id: string; readonly version: string };
+  readonly budget?: Readonly<Record<string, unknown>>;
+  readonly parameters?: readonly unknown[];
+  readonly preferredProvider?: string;
+  readonly preferredModel?: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly conversationPolicy?: Readonly<Record<string, unknown>>;
+  readonly output?: Readonly<Record<string, unknown>>;
+  readonly toolErrors?: Readonly<Record<string, unknown>>;
+  readonly modulePath: string;
+}
+
+/** A flow as `index.json` lists it. */
+export interface IndexedFlow {
+  readonly id: string;
+  readonly version: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly nodes: readonly unknown[];
+  readonly edges: readonly unknown[];
+  readonly maxParallelism?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly output?: Readonly<Record<string, unknown>>;
+  readonly kernelPayloadVersion: number;
+  readonly modulePath: string;
+}
+
 /** The `index.json` envelope (wire shape in `pack-index.schema.json`). */
 export interface Index {
-  readonly v: 1;
+  readonly v: IndexEnvelopeVersion;
   readonly packId: string;
   readonly packVersion: string;
   readonly artifactVersion: string;
   readonly publishedAt: string;
-  readonly tools: readonly ({ readonly id: string } & Readonly<Record<string, unknown>>)[];
-  readonly guardrails: readonly ({ readonly id: string } & Readonly<Record<string, unknown>>)[];
-  readonly agents: readonly ({ readonly id: string } & Readonly<Record<string, unknown>>)[];
-  readonly flows: readonly ({ readonly id: string } & Readonly<Record<string, unknown>>)[];
-  readonly env?: { readonly required: readonly string[]; readonly optional: readonly string[] };
+  readonly tools: readonly IndexedTool[];
+  readonly guardrails: readonly IndexedGuardrail[];
+  readonly agents: readonly IndexedAgent[];
+  readonly flows: readonly IndexedFlow[];
+  readonly env?: PackEnvDeclaration;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PackEnvCheck, PackEnvFilter } from './pack-env.js';
 import type { PackErrorCode, PackErrorMessage } from './protocol.js';
+import type { Index } from './kindgi-index.js';
 
 export {
   createPackServiceSupervisor,
@@ -13,6 +14,7 @@ export {
   PackServiceSupervisorEvent,
   PackServiceSupervisorOptions,
 } from './supervisor.js';
+export { main } from './pack-service-main.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */
 export declare const PACK_SERVICE_DRAIN_MS: 8000;
@@ -116,7 +118,7 @@ export declare function defaultPackServiceLogs(): PackServiceLogs;
 
 export interface PackServiceOptions {
   /** The pack's parsed `index.json`. */
-  readonly index: Record<string, unknown>;
+  readonly index: Index | Readonly<Record<string, unknown>>;
   /** Where an index entry's `modulePath` lives on this host (an absolute path). */
   readonly resolveModule: (modulePath: string) => string;
   /** Callers send it in the `kindgi-pack-token` header. */
@@ -155,17 +157,24 @@ export interface PackService {
   drain(graceMs: number): Promise<void>;
   inFlight(): number;
   ready(): boolean;
-  /** Serves from Rust on `host:port` (port 0 picks one; host defaults to `::`); resolves with the bound port. Rejects with code `listen-failed`. */
+}
+
+/** What `createPackService` returns: the TypeScript `PackService`, and a server of its own. */
+export interface NativePackService extends PackService {
+  /**
+   * Serves from Rust on `host:port` (port 0 picks one; no host: every interface, as Node's
+   * `server.listen`); resolves with the bound port. Rejects with code `listen-failed`.
+   */
   listen(port: number, host?: string): Promise<number>;
   /** Drains for up to `graceMs` (default 8000), closes every connection and releases the JS callbacks so the process can exit. */
   stop(graceMs?: number): Promise<void>;
 }
 
 /** The pack service: HTTP, admission, deadlines and validation in Rust; pack code in JS. */
-export declare function createPackService(options: PackServiceOptions): PackService;
+export declare function createPackService(options: PackServiceOptions): NativePackService;
 
 export interface RunningPackService {
-  readonly service: PackService;
+  readonly service: NativePackService;
   /** The bound port. */
   readonly port: number;
   /** Drains for up to `graceMs` (default 8000), then closes every connection. */

@@ -20,6 +20,8 @@ import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
 export { PACK_SERVICE_EVENTS, defaultPackServiceLogs, packServiceLogs } from './logs.js';
 export { createPackServiceSupervisor, serviceEvent } from './supervisor.js';
+// As the TypeScript subpath does; the process entry's module, which imports this one.
+export { main } from './pack-service-main.js';
 import { missingPackEnv, undeclaredPackEnv } from './pack-env.js';
 
 /** How long SIGTERM lets in-flight calls finish, in ms. */

@@ -35,6 +35,11 @@ export interface PackServiceSupervisorOptions {
   readonly maxBodyBytes?: number;
   /** The child's working folder. */
   readonly cwd?: string;
+  /**
+   * Accepted for the TypeScript supervisor's callers and not used: its test seam for the two
+   * event-loop turns a SIGINT exit waits; here that wait is 100 ms (README, Known differences).
+   */
+  readonly nextTurn?: (fn: () => void) => void;
 }
 
 export type PackServiceSupervisorEvent =
