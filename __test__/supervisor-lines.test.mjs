@@ -32,6 +32,9 @@ test('SUP 126-127: pack records take their event as kind, other records are reco
     assert.equal(serviceEvent(line), undefined, line);
   }
   assert.equal(serviceEvent(undefined), undefined);
+  // Read as JSON.parse reads it: a lone surrogate (a ctx.log field cut mid-pair) stays one.
+  const cut = serviceEvent(record({ subsystem: 'pack.tool', text: 'a\ud800', '\udc00': 1 }));
+  assert.deepEqual([cut.kind, cut.text, cut['\udc00']], ['record', 'a\ud800', 1]);
 });
 
 test("a real child's lines: listening with its port, the call as kind call, ctx.log as a record", async () => {

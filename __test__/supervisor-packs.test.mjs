@@ -138,6 +138,20 @@ test("pack code's stdout and stderr reach onLog; the service's first record afte
   assert.equal(run.events.find((e) => e.kind === 'log').event.kind, 'call');
 });
 
+test("a ctx.log field cut mid-pair reaches onEvent as the child wrote it", async (t) => {
+  const dir = packFolder('kindgi-sup-cut-');
+  const index = writeLocalPack(dir, {
+    'cut.mjs': "export default (_input, ctx) => { ctx.log.info('cut', { text: '\u{1F600}'.slice(0, 1) }); return {}; };\n",
+  });
+  const run = await supervise(t, dir);
+  assert.equal((await run.supervisor.start(index)).kind, 'ok');
+  await run.result('cut');
+  await until(() => run.events.some((e) => e.kind === 'log' && e.event.message === 'cut'), 'the record');
+  const record = run.events.find((e) => e.kind === 'log' && e.event.message === 'cut').event;
+  assert.equal(record.kind, 'record');
+  assert.equal(record.text, '\ud83d');
+});
+
 test('the front: 503 with Retry-After 1 and no child; probes without a token; 401 for a wrong token; /v1/info forwarded', async (t) => {
   const dir = packFolder('kindgi-sup-front-');
   const run = await supervise(t, dir);

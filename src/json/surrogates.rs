@@ -72,6 +72,11 @@ pub fn protect_lone_surrogates(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether `text` holds a lone surrogate escape.
+pub fn has_lone_surrogates(text: &str) -> bool {
+    matches!(protect_lone_surrogates(text), Cow::Owned(_))
+}
+
 /// JSON text written from a protected value, with each stand-in written back as the escape
 /// `JSON.stringify` writes for a lone surrogate (`\ud800`).
 pub fn restore_lone_surrogates(json: &str) -> Cow<'_, str> {

@@ -3,7 +3,7 @@
 //! what to do with it, and hand an admitted body to [`PackService::invoke`].
 
 use crate::env::PackEnvCheck;
-use crate::json::{protect_lone_surrogates, restore_lone_surrogates};
+use crate::json::{has_lone_surrogates, protect_lone_surrogates, restore_lone_surrogates};
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
 use crate::service::admission::{Admission, InFlight};
@@ -482,10 +482,6 @@ fn restored(json: String, lone_surrogates: bool) -> String {
     } else {
         json
     }
-}
-
-fn has_lone_surrogates(text: &str) -> bool {
-    matches!(protect_lone_surrogates(text), Cow::Owned(_))
 }
 
 /// The answer of a call whose deadline passed first.

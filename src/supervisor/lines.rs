@@ -1,6 +1,7 @@
 //! What a supervisor makes of a line its pack service child writes on stderr: one of the
 //! service's own events, or the pack's output to pass on as it is.
 
+use crate::json::protect_lone_surrogates;
 use serde_json::{Map, Value};
 
 /// What a pack service from before records wrote as bare `{"kind": …}` lines.
@@ -33,7 +34,11 @@ pub fn service_event(line: &str) -> Option<Map<String, Value>> {
     if !line.starts_with('{') {
         return None;
     }
-    let Ok(Value::Object(mut fields)) = serde_json::from_str::<Value>(line) else {
+    // As `JSON.parse` reads it: a lone surrogate escape (a `ctx.log` field cut mid-pair)
+    // becomes a stand-in, written back when the event goes to JavaScript.
+    let Ok(Value::Object(mut fields)) =
+        serde_json::from_str::<Value>(&protect_lone_surrogates(line))
+    else {
         return None;
     };
     if is_record(&fields) {
