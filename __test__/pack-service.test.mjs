@@ -330,3 +330,23 @@ test('validators are compiled when the service is made, so no call compiles one'
     await service.stop(100);
   }
 });
+
+test('listen(port, host): every interface without a host; a taken port, a bad argument and a second listen are refused', async (t) => {
+  const make = () => createPackService({ index: fixtureIndex, resolveModule: (p) => resolve(packRoot, p), token: TOKEN, env: {} });
+  const service = make();
+  t.after(() => service.stop(0));
+  // '' is Node's "no host": every interface, IPv4 callers included.
+  const port = await service.listen(0, '');
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+  await assert.rejects(service.listen(0, '127.0.0.1'), { code: 'listen-failed', message: 'The pack service is already listening' });
+
+  const other = make();
+  t.after(() => other.stop(0));
+  await assert.rejects(other.listen(port, '127.0.0.1'), {
+    code: 'listen-failed',
+    message: `listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+  });
+  for (const [badPort, host] of [[-1, undefined], [65536, undefined], [1.5, undefined], ['80', undefined], [0, 42]]) {
+    await assert.rejects(other.listen(badPort, host), { code: 'invalid-argument' }, `${badPort} ${host}`);
+  }
+});

@@ -618,8 +618,14 @@ export function createPackService(options) {
     ready: () => service.ready(),
     /** Serves from Rust (hyper) on `host:port`; resolves with the bound port. */
     async listen(port, host) {
-      // No host: every interface, IPv6 and IPv4, as Node's server.listen(port).
-      const outcome = await service.listen(host, port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw invalidArgument(`port must be a whole number from 0 to 65535, not ${describe(port)}`);
+      }
+      if (host !== undefined && host !== null && typeof host !== 'string') {
+        throw invalidArgument(`host must be a string, not ${describe(host)}`);
+      }
+      // No host ('' and null too): every interface, IPv6 and IPv4, as Node's server.listen(port).
+      const outcome = await service.listen(host || undefined, port);
       if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error.message);
       return outcome.port;
     },
