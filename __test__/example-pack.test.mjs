@@ -51,6 +51,8 @@ test('`npm start` serves the example pack, every call it prints is answered, and
     for (let i = 0; i < 500 && !printed.includes('Stop with Ctrl-C'); i += 1) await new Promise((r) => setTimeout(r, 10));
     const calls = printedCalls(printed);
     assert.equal(calls.length, 5, printed);
+    // PORT=0 picks a free port before the service starts, so the printed calls name it.
+    assert.ok(printed.includes(`on port ${port}.`), printed);
     const answers = [];
     for (const { path, headers, body } of calls) {
       const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body });

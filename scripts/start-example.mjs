@@ -1,10 +1,23 @@
 // `npm start`: serves the example pack (examples/pack) on PORT (default 8080) with a
 // development token, and prints how to call it.
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { main } from '../lib/pack-service-main.js';
 
+/** A port free now, for PORT=0: the printed calls must name the port the service gets. */
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject).listen(0, () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(String(port)));
+    });
+  });
+}
+
 const token = process.env.KINDGI_PACK_SERVICE_TOKEN ?? 'dev-token';
-const port = process.env.PORT ?? '8080';
+const asked = process.env.PORT ?? '8080';
+const port = Number(asked) === 0 ? await freePort() : asked;
 const index = fileURLToPath(new URL('../examples/pack/index.json', import.meta.url));
 const call = (message, headers = '') =>
   [
