@@ -81,7 +81,11 @@ export interface PackRelay {
 export interface PackServiceSupervisor {
   readonly token: string;
   readonly relay: PackRelay;
-  /** Opens the front (idempotent). Rejects with code `listen-failed`. */
+  /**
+   * Opens the front (idempotent). Rejects as Node's `server.listen` does: `code` `EADDRINUSE`,
+   * `EACCES`, … with `errno`, `syscall`, `address` and `port` (`ENOTFOUND` and `hostname` for a
+   * host that does not resolve).
+   */
   listen(): Promise<{ readonly url: string; readonly port: number }>;
   start(
     indexPath: string,
