@@ -391,3 +391,12 @@ test('an IPv6 host gives a bracketed URL, or fails as Node fails where the machi
     assert.deepEqual(ours, nodeResult);
   }
 });
+
+test('once closing, start() answers that it is closing, whatever it is given', async (t) => {
+  const run = await supervise(t, packFolder('kindgi-sup-closing-'));
+  await assert.rejects(run.supervisor.start(''), { code: 'invalid-argument' });
+  run.supervisor.beginClose();
+  for (const indexPath of ['', 42, 'index.json']) {
+    assert.deepEqual(await run.supervisor.start(indexPath), { kind: 'err', error: { problems: ['The pack service is closing'] } });
+  }
+});

@@ -163,6 +163,7 @@ export function createPackServiceSupervisor(options) {
   };
 
   let front;
+  let closing = false;
   return {
     token,
     relay,
@@ -183,6 +184,8 @@ export function createPackServiceSupervisor(options) {
       return front;
     },
     async start(indexPath) {
+      // Closing answers before any argument is looked at, as in TypeScript.
+      if (closing) return { kind: 'err', error: { problems: ['The pack service is closing'] } };
       if (typeof indexPath !== 'string' || indexPath === '') {
         throw invalidArgument(`indexPath must be a path, not ${describe(indexPath)}`);
       }
@@ -194,8 +197,12 @@ export function createPackServiceSupervisor(options) {
         : { kind: 'err', error: { problems: out.problems } };
     },
     stop: () => supervisor.stop(),
-    beginClose: () => supervisor.beginClose(),
+    beginClose() {
+      closing = true;
+      supervisor.beginClose();
+    },
     async close() {
+      closing = true;
       await supervisor.close();
       front = undefined;
       letProcessGo();
