@@ -39,6 +39,22 @@ const cases = [
   ['valid input', { input: OBJECT, output: OBJECT, module: 'echo.mjs' }, { text: 'hi' }],
   ['input that fails', { input: { type: 'object', required: ['text'] }, output: OBJECT, module: 'echo.mjs' }, { n: 1 }],
   ['defaults filled', { input: { type: 'object', properties: { n: { type: 'integer', default: 3 }, o: { type: 'object', default: { a: [] } } } }, output: OBJECT, module: 'echo.mjs' }, {}],
+  [
+    'defaults in nested objects and array items, integer-like keys among them',
+    {
+      input: {
+        type: 'object',
+        properties: {
+          list: { type: 'array', items: { type: 'object', properties: { k: { default: 'x' } } } },
+          pair: { type: 'array', prefixItems: [{ type: 'object', properties: { first: { default: true } } }] },
+          o: { type: 'object', properties: { 2: { default: 2 }, b: { default: 'b' }, 1: { default: 1 } } },
+        },
+      },
+      output: OBJECT,
+      module: 'echo.mjs',
+    },
+    { list: [{}, { k: 'y' }, {}], pair: [{}], o: { z: 0 } },
+  ],
   ['input that is not an object', { input: OBJECT, output: OBJECT, module: 'echo.mjs' }, [1]],
   ['no input at all', { input: { type: 'object' }, output: {}, module: 'echo.mjs' }, undefined],
   ['no input schema', { output: OBJECT, module: 'echo.mjs' }, {}],
@@ -107,7 +123,8 @@ test('every tool case answers as the handler runner does', async () => {
         headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN },
         body: JSON.stringify(message),
       });
-      const got = { status: res.status, body: JSON.parse(await res.text()) };
+      const text = await res.text();
+      const got = { status: res.status, body: JSON.parse(text) };
       const ran = await runHandler({
         tool: { id, modulePath: tool.module, inputSchema: tool.input, outputSchema: tool.output },
         input: structuredClone(input),
@@ -115,6 +132,10 @@ test('every tool case answers as the handler runner does', async () => {
         importHandler: importModule,
       });
       assert.deepEqual(withoutStack(got), withoutStack(expected(id, ran)), name);
+      // A result is the bytes JSON.stringify writes for the runner's output, key order included.
+      if (ran.kind === 'ok' && got.status === 200) {
+        assert.equal(text, JSON.stringify({ v: 2, kind: 'result', output: ran.value }), name);
+      }
     }
   } finally {
     await service.stop(100);

@@ -14,7 +14,7 @@ import {
   serializeCause,
 } from './handler-runner.js';
 import { native } from './native.js';
-import { compileSchema, markedJson } from './validate.js';
+import { compileSchema, fillDefaults, markedJson } from './validate.js';
 import { indexHash, readBundleMap } from './kindgi-index.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
@@ -314,9 +314,11 @@ export function createPackService(options) {
    * output; what is left is JavaScript's part of the TypeScript runner, in its order: the
    * module, its handler, its Zod input schema, the call. Settles the call itself.
    */
-  function callTool(id, position, message, inputJson, call) {
+  function callTool(id, position, message, defaults, call) {
     const tool = index.tools[position];
-    const input = inputJson === '' ? message.input : JSON.parse(inputJson);
+    // The input as the body holds it, with the defaults Rust filled when it checked it.
+    const { input } = message;
+    if (defaults !== '') fillDefaults(input, JSON.parse(defaults));
     const ctx = handlerContext(message.ctx, call);
     const module = moduleAt(toolModules, position, tool.modulePath);
     if (module instanceof Promise) {
@@ -436,7 +438,7 @@ export function createPackService(options) {
   let warmedUp;
   const WARM_UP_TOOL = { id: 'warm-up' };
 
-  function dispatch(id, target, position, request, inputJson, bindings) {
+  function dispatch(id, target, position, request, defaults, bindings) {
     const call = new CallState(bindings, toolLog);
     calls.set(id, call);
     try {
@@ -447,7 +449,7 @@ export function createPackService(options) {
         return;
       }
       if (target === 'tool') {
-        callTool(id, position, message, inputJson, call);
+        callTool(id, position, message, defaults, call);
         return;
       }
       callCheck(position, message, call).then(

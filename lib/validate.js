@@ -137,6 +137,14 @@ export function markedJson(value) {
   return { text, exact: !rewrote };
 }
 
+/**
+ * Fills the defaults the native validator reports (`[pointer, key, value]`, in the order it
+ * filled them) into `root`, the caller's own copy of the value it judged.
+ */
+export function fillDefaults(root, defaults) {
+  for (const [pointer, key, value] of defaults) at(root, pointer)[key] = value;
+}
+
 /** Follows a JSON pointer into `root`. */
 function at(root, pointer) {
   let target = root;
@@ -167,7 +175,7 @@ class Validator {
     // runner validates `structuredClone(input)`.
     const copy = structuredClone(value);
     if (parsed.length > 0 && (copy === null || typeof copy !== 'object')) return { valid: true, value: copy };
-    for (const [pointer, key, filled] of parsed) at(copy, pointer)[key] = filled;
+    fillDefaults(copy, parsed);
     return { valid: true, value: copy };
   }
 }

@@ -97,7 +97,7 @@ impl Runner for Arc<JsRunner> {
                 body,
                 id: call_id,
                 bindings,
-                input_json,
+                input,
                 ..
             } = call;
             let id = runner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -123,7 +123,7 @@ impl Runner for Arc<JsRunner> {
                     word,
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
-                    input_json.unwrap_or_default(),
+                    input.map(|filled| filled.defaults_json).unwrap_or_default(),
                     bindings.map_or_else(String::new, |b| to_js_json(&Value::Object((*b).clone()))),
                 )
                     .into(),
@@ -376,7 +376,7 @@ fn invalid(message: impl Into<String>) -> JsError {
 
 #[napi(
     js_name = "createNativePackService",
-    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string, input: string, bindings: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
+    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string, defaults: string, bindings: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
 )]
 pub fn create_native_pack_service(
     options: NativePackServiceOptions,

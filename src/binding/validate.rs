@@ -3,7 +3,7 @@
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
 use crate::json::to_js_json;
-use crate::validate::{issues_json, Invalid, Side, Validator};
+use crate::validate::{defaults_json, issues_json, Invalid, Side, Validator};
 use napi_derive::napi;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -102,19 +102,7 @@ impl NativeValidator {
         })?;
         Ok(match self.inner.validate_recording_defaults(&mut value) {
             Ok(_) if !self.input => None,
-            Ok(defaults) => {
-                let list: Vec<Value> = defaults
-                    .into_iter()
-                    .map(|d| {
-                        Value::Array(vec![
-                            Value::String(d.pointer),
-                            Value::String(d.key),
-                            d.value,
-                        ])
-                    })
-                    .collect();
-                Some(format!("v{}", to_js_json(&Value::Array(list))))
-            }
+            Ok(defaults) => Some(format!("v{}", defaults_json(defaults))),
             Err(Invalid::Issues(issues)) => Some(format!("i{}", issues_json(&issues))),
             // Where Ajv's generated code overflows the stack; the JS layer throws its RangeError.
             Err(Invalid::Recursion) => Some("r".into()),

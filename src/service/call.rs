@@ -3,6 +3,7 @@
 
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::catalog::{Check, Tool};
+use crate::service::tool_io::FilledInput;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
@@ -96,9 +97,9 @@ pub struct Call {
     pub id: String,
     /// The call's log bindings, when the runner's `ctx.log` needs them.
     pub bindings: Option<Arc<Map<String, Value>>>,
-    /// A tool's input with its schema's defaults filled in, as JSON text; `None` when the
-    /// input is used as sent (or the call is a check's).
-    pub input_json: Option<String>,
+    /// A tool's input with its schema's defaults filled in; `None` when the input is used as
+    /// sent (or the call is a check's).
+    pub input: Option<FilledInput>,
 }
 
 /// What running pack code gave.

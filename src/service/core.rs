@@ -349,13 +349,18 @@ impl PackService {
             Target::Tool(tool) => Some(Arc::clone(tool)),
             Target::Check(_) => None,
         };
-        let input_json = match &tool {
+        let input = match &tool {
             None => None,
             Some(tool) => {
                 let undefined = serde_json::json!({ MARKER_KEY: "undefined" });
                 let input = received.message.get("input").unwrap_or(&undefined);
                 match check_input(&tool.input, input, &tool.id) {
-                    Ok(filled) => filled.map(|text| restored(text, received.lone_surrogates)),
+                    Ok(filled) => filled.map(|mut filled| {
+                        // A default filled under a key holding a lone surrogate names it.
+                        filled.defaults_json =
+                            restored(filled.defaults_json, received.lone_surrogates);
+                        filled
+                    }),
                     Err(refused) => return Answer::Error(*refused),
                 }
             }
@@ -366,7 +371,7 @@ impl PackService {
             body: received.body.to_owned(),
             id: id.to_owned(),
             bindings: call_bindings,
-            input_json,
+            input,
         };
         let answer = self.run(call, timeout, started, bindings.clone()).await;
         match (answer, tool) {

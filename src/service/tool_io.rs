@@ -5,9 +5,11 @@
 //! Validators are compiled once, when the catalog is read; a schema that does not compile is
 //! answered by every call that needs it, as the TypeScript runner answers it.
 
-use crate::json::{protect_lone_surrogates, to_js_json};
+use crate::json::protect_lone_surrogates;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
-use crate::validate::{CompileError, Invalid, Issue, Side, Validator};
+use crate::validate::{
+    defaults_json, CompileError, DefaultApplied, Invalid, Issue, Side, Validator,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -69,7 +71,7 @@ fn check(
     value: &mut Value,
     side: &Judged,
     tool_id: &str,
-) -> Result<bool, Box<PackErrorMessage>> {
+) -> Result<Vec<DefaultApplied>, Box<PackErrorMessage>> {
     let Judged {
         code,
         schema_of,
@@ -89,7 +91,7 @@ fn check(
         }
     };
     match validator.validate_recording_defaults(value) {
-        Ok(defaults) => Ok(!defaults.is_empty()),
+        Ok(defaults) => Ok(defaults),
         Err(Invalid::Recursion) => {
             let (name, message) = ("RangeError", "Maximum call stack size exceeded");
             let mut error = tool_error(
@@ -108,21 +110,32 @@ fn check(
     }
 }
 
-/// Checks a call's input, filling the schema's defaults. `Ok(Some(text))` is the input with
-/// defaults filled, as JSON text for the handler; `Ok(None)` means the input as sent.
+/// A call's input once its schema's defaults are filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilledInput {
+    pub value: Value,
+    /// The defaults filled, as [`defaults_json`] writes them: a JavaScript runner applies them
+    /// to the input it parses from the body, instead of parsing the whole input again.
+    pub defaults_json: String,
+}
+
+/// Checks a call's input, filling the schema's defaults. `Ok(None)` means the input as sent.
 pub fn check_input(
     schema: &CompiledSchema,
     input: &Value,
     tool_id: &str,
-) -> Result<Option<String>, Box<PackErrorMessage>> {
+) -> Result<Option<FilledInput>, Box<PackErrorMessage>> {
     let mut value = input.clone();
     let side = Judged {
         code: PackErrorCode::InputValidationFailed,
         schema_of: format!("Tool \"{tool_id}\" input"),
         judged: format!("Tool \"{tool_id}\" input"),
     };
-    let filled = check(schema, &mut value, &side, tool_id)?;
-    Ok(filled.then(|| to_js_json(&value)))
+    let defaults = check(schema, &mut value, &side, tool_id)?;
+    Ok((!defaults.is_empty()).then(|| FilledInput {
+        value,
+        defaults_json: defaults_json(defaults),
+    }))
 }
 
 /// Checks a handler's output, given as JSON text in which what JSON cannot hold is marked
@@ -172,7 +185,10 @@ mod tests {
         );
         assert_eq!(
             check_input(&schema, &json!({"a": 1}), "t"),
-            Ok(Some(r#"{"a":1,"n":3}"#.into()))
+            Ok(Some(FilledInput {
+                value: json!({"a": 1, "n": 3}),
+                defaults_json: r#"[["","n",3]]"#.into()
+            }))
         );
         assert_eq!(check_input(&schema, &json!({"n": 1}), "t"), Ok(None));
         let refused = check_input(&schema, &json!({"n": "x"}), "t").unwrap_err();

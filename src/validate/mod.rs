@@ -18,7 +18,24 @@ pub use issue::{issues_json, Issue};
 pub use js::MARKER_KEY;
 pub use run::{DefaultApplied, Invalid};
 
+use crate::json::to_js_json;
 use serde_json::Value;
+
+/// Filled defaults as JSON text, `[[pointer, key, value], …]` in the order they were filled:
+/// what a JavaScript caller applies to its own copy of the value.
+pub fn defaults_json(defaults: Vec<DefaultApplied>) -> String {
+    let list = defaults
+        .into_iter()
+        .map(|d| {
+            Value::Array(vec![
+                Value::String(d.pointer),
+                Value::String(d.key),
+                d.value,
+            ])
+        })
+        .collect();
+    to_js_json(&Value::Array(list))
+}
 
 /// A compiled schema: compile once, validate many values, from any thread.
 #[derive(Debug)]
