@@ -396,7 +396,7 @@ serviceTest('lone surrogates reach the handler, count as one character and come 
   const { stop, invoke } = await started({ transport, index: { ...packIndex, tools: [...packIndex.tools, ...LONE_TOOLS] } });
   const call = (id, inputJson) => invoke(`{"v":2,"kind":"invoke","tool":{"id":"${id}"},"input":${inputJson},"ctx":{"tenantId":"t1","runId":"r1"}}`);
   try {
-    // Defaults filled (the input crosses from Rust), and as sent.
+    // Defaults filled (by JS, from the list Rust sends), and the input as sent.
     assert.equal((await call('fixture.echo', '{"text":"a\\ud800"}')).text, '{"v":2,"kind":"result","output":{"text":"a\\ud800","n":1}}');
     assert.equal((await call('fixture.echo', '{"text":"\\uDC00b","n":2}')).text, '{"v":2,"kind":"result","output":{"text":"\\udc00b","n":2}}');
     assert.equal((await call('lone.short', '{"text":"a\\ud800"}')).text, '{"v":2,"kind":"result","output":{"text":"a\\ud800","n":1}}');
