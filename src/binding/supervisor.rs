@@ -4,7 +4,7 @@
 //! Neither keeps the process alive, and `close()` releases both.
 
 use crate::binding::pack_service::ListenOutcome;
-use crate::json::{has_lone_surrogates, restore_lone_surrogates, to_js_json};
+use crate::json::{has_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::service::listen::listen;
 use crate::service::server::{serve_handler, Served, HEADERS_WITHIN};
 use crate::supervisor::child::ChildSpec;
@@ -30,16 +30,12 @@ use tokio::sync::oneshot;
 /// `serviceEvent(line)`: the event as JSON text, or `null` for the pack's own output.
 #[napi(js_name = "serviceEventJson")]
 pub fn service_event_json(line: String) -> Option<String> {
-    service_event(&line).map(|event| written_back(to_js_json(&Value::Object(event)), &line))
-}
-
-/// JSON written from an event read out of `line`, its lone surrogates written back as they were.
-fn written_back(json: String, line: &str) -> String {
-    if has_lone_surrogates(line) {
-        restore_lone_surrogates(&json).into_owned()
-    } else {
-        json
-    }
+    service_event(&line).map(|event| {
+        restore_lone_surrogates_if(
+            to_js_json(&Value::Object(event)),
+            has_lone_surrogates(&line),
+        )
+    })
 }
 
 /// What JS makes for a start: the child's argv, whole environment and folder.
@@ -140,7 +136,7 @@ fn event_json(event: SupervisorEvent) -> String {
         SupervisorEvent::Log { event, line } => {
             let json =
                 to_js_json(&json!({"kind": "log", "event": Value::Object(event), "line": line}));
-            return written_back(json, &line);
+            return restore_lone_surrogates_if(json, has_lone_surrogates(&line));
         }
         // Not an event: a line for `onLog`.
         SupervisorEvent::Output { line, stderr } => {

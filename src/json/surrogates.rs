@@ -72,6 +72,16 @@ pub fn protect_lone_surrogates(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// [`restore_lone_surrogates`] for JSON written from a value parsed out of text that held
+/// lone surrogates (`stand_ins`); other JSON is returned as it is.
+pub fn restore_lone_surrogates_if(json: String, stand_ins: bool) -> String {
+    if stand_ins {
+        restore_lone_surrogates(&json).into_owned()
+    } else {
+        json
+    }
+}
+
 /// Whether `text` holds a lone surrogate escape.
 pub fn has_lone_surrogates(text: &str) -> bool {
     matches!(protect_lone_surrogates(text), Cow::Owned(_))

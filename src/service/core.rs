@@ -3,7 +3,10 @@
 //! what to do with it, and hand an admitted body to [`PackService::invoke`].
 
 use crate::env::PackEnvCheck;
-use crate::json::{has_lone_surrogates, protect_lone_surrogates, restore_lone_surrogates};
+use crate::json::{
+    has_lone_surrogates, protect_lone_surrogates, restore_lone_surrogates,
+    restore_lone_surrogates_if,
+};
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
 use crate::service::admission::{Admission, InFlight};
@@ -256,7 +259,12 @@ impl PackService {
         };
         let kind = match parse_pack_request(&json) {
             Ok(Ok(kind)) => kind,
-            Ok(Err(error)) => return Outcome::Message(restored(error.to_json(), lone_surrogates)),
+            Ok(Err(error)) => {
+                return Outcome::Message(restore_lone_surrogates_if(
+                    error.to_json(),
+                    lone_surrogates,
+                ))
+            }
             Err(never) => match never {},
         };
         if kind == RequestKind::Tool && !self.context_tenant_allowed(&json) {
@@ -322,7 +330,9 @@ impl PackService {
         });
         match answer {
             Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
-            Answer::Error(error) => Outcome::Message(restored(error.to_json(), lone_surrogates)),
+            Answer::Error(error) => {
+                Outcome::Message(restore_lone_surrogates_if(error.to_json(), lone_surrogates))
+            }
             Answer::Failed(reason) => Outcome::Reply(Reply::error(500, &reason)),
             // Only a tool's output is checked; a runner that answers a check with one is wrong.
             Answer::Output(_) => Outcome::Reply(Reply::error(
@@ -357,8 +367,10 @@ impl PackService {
                 match check_input(&tool.input, input, &tool.id) {
                     Ok(filled) => filled.map(|mut filled| {
                         // A default filled under a key holding a lone surrogate names it.
-                        filled.defaults_json =
-                            restored(filled.defaults_json, received.lone_surrogates);
+                        filled.defaults_json = restore_lone_surrogates_if(
+                            filled.defaults_json,
+                            received.lone_surrogates,
+                        );
                         filled
                     }),
                     Err(refused) => return Answer::Error(*refused),
@@ -380,7 +392,7 @@ impl PackService {
                     // Its issues may name what the output held: written back as it was.
                     Err(refused) if has_lone_surrogates(&output.marked) => Answer::ErrorJson {
                         code: refused.code,
-                        json: restored(refused.to_json(), true),
+                        json: restore_lone_surrogates(&refused.to_json()).into_owned(),
                     },
                     Err(refused) => Answer::Error(*refused),
                     Ok(()) => match output {
@@ -478,15 +490,6 @@ struct Received<'a> {
     body: &'a str,
     /// Whether the text held lone surrogates (stand-ins in `message`).
     lone_surrogates: bool,
-}
-
-/// JSON text written from a value parsed out of text with lone surrogates: the escapes back.
-fn restored(json: String, lone_surrogates: bool) -> String {
-    if lone_surrogates {
-        restore_lone_surrogates(&json).into_owned()
-    } else {
-        json
-    }
 }
 
 /// The answer of a call whose deadline passed first.
