@@ -5,7 +5,6 @@
 //! `cargo run --release --example rust_core -- <index.json>`; writes `{"kind":"listening","port":N}`.
 
 use kindgi_handler_runtime_native::env::PackEnvCheck;
-use kindgi_handler_runtime_native::json::to_js_json;
 use kindgi_handler_runtime_native::service::call::{
     Answer, Call, CallAbort, RunFuture, Runner, Settled, ToolOutput,
 };
@@ -20,17 +19,7 @@ struct Echo;
 impl Runner for Echo {
     fn run(&self, call: Call, _abort: CallAbort) -> RunFuture {
         Box::pin(async move {
-            let marked = call
-                .input
-                .as_ref()
-                .map(|filled| to_js_json(&filled.value))
-                .unwrap_or_else(|| {
-                    call.message
-                        .get("input")
-                        .cloned()
-                        .unwrap_or_default()
-                        .to_string()
-                });
+            let marked = call.input_json();
             Settled {
                 answer: Answer::Output(ToolOutput {
                     marked,

@@ -6,7 +6,7 @@ mod common;
 use common::random::Rng;
 use common::{exchange, read_response, wait_until};
 use kindgi_handler_runtime_native::env::PackEnvCheck;
-use kindgi_handler_runtime_native::json::{protect_lone_surrogates, to_js_json};
+use kindgi_handler_runtime_native::json::protect_lone_surrogates;
 use kindgi_handler_runtime_native::log::{LogSettings, Logger, Sink};
 use kindgi_handler_runtime_native::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
@@ -48,17 +48,7 @@ impl Runner for FakeRunner {
                     // Answers its input with the defaults filled, as the JS runner would.
                     "echo" => Settled {
                         answer: Answer::Output(ToolOutput {
-                            marked: call
-                                .input
-                                .as_ref()
-                                .map(|filled| to_js_json(&filled.value))
-                                .unwrap_or_else(|| {
-                                    call.message
-                                        .get("input")
-                                        .cloned()
-                                        .unwrap_or_default()
-                                        .to_string()
-                                }),
+                            marked: call.input_json(),
                             response: None,
                             unwritable: None,
                         }),

@@ -1,6 +1,7 @@
 //! One call to pack code, as the service hands it to a [`Runner`]: what to run, the parsed
 //! request, and the call's abort (its deadline passed, or its caller went away).
 
+use crate::json::to_js_json;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::catalog::{Check, Tool};
 use crate::service::tool_io::FilledInput;
@@ -100,6 +101,17 @@ pub struct Call {
     /// A tool's input with its schema's defaults filled in; `None` when the input is used as
     /// sent (or the call is a check's).
     pub input: Option<FilledInput>,
+}
+
+impl Call {
+    /// A tool's input as JSON text, its defaults filled: what a Rust runner hands its handler
+    /// (the JavaScript runner parses the body and fills the defaults itself).
+    pub fn input_json(&self) -> String {
+        match &self.input {
+            Some(filled) => to_js_json(&filled.value),
+            None => to_js_json(self.message.get("input").unwrap_or(&Value::Null)),
+        }
+    }
 }
 
 /// What running pack code gave.
