@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -189,7 +190,7 @@ test('a caller that hangs up cancels the call in the child, which then drains at
   const dir = packFolder('kindgi-sup-hangup-');
   const index = writeLocalPack(dir, {
     'wait.mjs':
-      'export default (_input, ctx) => new Promise((resolve) => { const timer = setTimeout(resolve, 30000, {}); ctx.abortSignal.addEventListener("abort", () => { clearTimeout(timer); resolve({}); }); });\n',
+      'export default (_input, ctx) => new Promise((resolve) => { console.error("wait started"); const timer = setTimeout(resolve, 30000, {}); ctx.abortSignal.addEventListener("abort", () => { clearTimeout(timer); resolve({}); }); });\n',
   });
   // A long grace: a child still holding the call would be killed only after it, unstopped.
   const run = await supervise(t, dir, {}, { stopGraceMs: 20000 });
@@ -200,6 +201,16 @@ test('a caller that hangs up cancels the call in the child, which then drains at
   caller.abort();
   await assert.rejects(call);
   await until(() => logsOf(run.events, 'call').some((e) => e.outcome === 'cancelled'), 'a cancelled call record');
+  // The same with a byte after the request, which the front holds unread while the call runs.
+  const body = localCall('wait');
+  const { port } = new URL(run.url);
+  const socket = connect(Number(port), '127.0.0.1', () =>
+    socket.write(`POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${run.supervisor.token}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}G`),
+  );
+  socket.on('error', () => {});
+  await until(() => run.output.filter((line) => line.includes('wait started')).length === 2, 'the second call to start');
+  socket.destroy();
+  await until(() => logsOf(run.events, 'call').filter((e) => e.outcome === 'cancelled').length === 2, 'a second cancelled call record');
   await run.supervisor.stop();
   // The child wrote `stopped` as it exited: it drained on SIGTERM, with no call held open.
   await until(() => logsOf(run.events, 'stopped').length === 1, 'the child stopped by itself');

@@ -7,6 +7,7 @@ pub mod call_log;
 pub mod catalog;
 pub mod config;
 pub mod core;
+pub mod hangup;
 pub mod http;
 pub mod listen;
 pub mod server;

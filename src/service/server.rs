@@ -4,6 +4,7 @@
 
 use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
+use crate::service::hangup::PeerWatch;
 use crate::service::http::{joined_header, node_header_value, request_target, Reply};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
@@ -15,7 +16,6 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -194,11 +194,21 @@ async fn connection<H: Handler>(
     mut shutdown: watch::Receiver<bool>,
     header_limit: Duration,
 ) {
+    let peer = Arc::new(PeerWatch::new(&stream));
     let service = service_fn(move |req: Request<Incoming>| {
         let handler = Arc::clone(&handler);
+        let peer = Arc::clone(&peer);
         let keeps_alive = keeps_alive(&req);
         async move {
-            let mut response = handler.handle(req).await;
+            let mut response = tokio::select! {
+                // An answer ready at once (probes, refusals) goes out even to a caller
+                // already gone, as Node writes it.
+                biased;
+                response = handler.handle(req) => response,
+                // The caller left mid-call: dropping the handler's future cancels the call,
+                // and the error closes the connection with no answer.
+                () = peer.hung_up() => return Err(CallerLeft),
+            };
             let headers = response.headers_mut();
             // Node's defaults, which the TypeScript answers carry.
             if !headers.contains_key(CONNECTION) {
@@ -212,7 +222,7 @@ async fn connection<H: Handler>(
                     headers.insert(CONNECTION, HeaderValue::from_static("close"));
                 }
             }
-            Ok::<_, Infallible>(response)
+            Ok::<_, CallerLeft>(response)
         }
     });
     let conn = http1::Builder::new()
@@ -230,6 +240,18 @@ async fn connection<H: Handler>(
         }
     }
 }
+
+/// A request's caller closed its connection before the answer.
+#[derive(Debug)]
+struct CallerLeft;
+
+impl std::fmt::Display for CallerLeft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the caller closed the connection")
+    }
+}
+
+impl std::error::Error for CallerLeft {}
 
 /// Whether the connection stays open after this request: HTTP/1.1 unless it asks to close,
 /// HTTP/1.0 only when it asks to keep alive.
