@@ -4,9 +4,21 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createPackService } from '../lib/pack-service.js';
+import { until } from './helpers/until.mjs';
 
 const TOKEN = 'hostile-token';
 const ctx = { tenantId: 't', runId: 'r' };
+const untilAborted = { started: 0, aborted: 0 };
+/** An Error whose message getter throws what `String()` refuses. */
+function unreadableError() {
+  const error = new Error('x');
+  Object.defineProperty(error, 'message', {
+    get() {
+      throw Object.create(null);
+    },
+  });
+  return error;
+}
 const modules = {
   'bigint.mjs': { default: () => ({ n: 10n }) },
   'cycle.mjs': {
@@ -23,6 +35,26 @@ const modules = {
   },
   'reject-string.mjs': { default: () => Promise.reject('plain') },
   'echo.mjs': { default: (input) => input },
+  // Throws values whose reading throws again.
+  'unreadable-sync.mjs': { default: () => { throw unreadableError(); } },
+  'unreadable-async.mjs': { default: async () => { throw unreadableError(); } },
+  'unreadable-proxy.mjs': {
+    default: () => {
+      throw new Proxy({}, { getPrototypeOf() { throw Object.create(null); } });
+    },
+  },
+  'unreadable-output.mjs': { default: () => ({ get x() { throw unreadableError(); } }) },
+  // Runs until its call is aborted, then rejects with the abort's reason.
+  'until-aborted.mjs': {
+    default: (_input, c) =>
+      new Promise((_resolve, reject) => {
+        untilAborted.started += 1;
+        c.abortSignal.addEventListener('abort', () => {
+          untilAborted.aborted += 1;
+          reject(c.abortSignal.reason);
+        });
+      }),
+  },
   'throwing-getter.mjs': {
     default: () => ({
       get x() {
@@ -133,6 +165,21 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
     assert.equal((await post(call('thenable'))).text, '{"v":2,"kind":"result","output":{"ok":1}}');
     const then = JSON.parse((await post(call('throwing-then'))).text);
     assert.deepEqual([then.code, then.message], ['handler-throw', 'Handler for tool "throwing-then" threw: Error: then']);
+    // Thrown values that cannot be read, not even as text: the call still gets its answer.
+    for (const id of ['unreadable-sync', 'unreadable-async', 'unreadable-proxy']) {
+      const answer = await post(call(id));
+      assert.equal(answer.status, 200);
+      assert.deepEqual(JSON.parse(answer.text), { v: 2, kind: 'error', code: 'handler-throw', message: `Handler for tool "${id}" threw: a thrown value that cannot be read`, toolId: id, cause: 'a thrown value that cannot be read' });
+    }
+    const unreadableOutput = await post(call('unreadable-output'));
+    assert.deepEqual(JSON.parse(unreadableOutput.text), {
+      v: 2,
+      kind: 'error',
+      code: 'output-validation-failed',
+      message: 'Tool "unreadable-output" handler produced output that cannot be validated: a thrown value that cannot be read',
+      toolId: 'unreadable-output',
+      cause: 'a thrown value that cannot be read',
+    });
   } finally {
     await service.stop(100);
   }
@@ -164,6 +211,33 @@ test('malformed bodies, floods and half-sent requests leave the service answerin
 
     const after = await post(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'echo' }, input: { ok: true }, ctx }));
     assert.equal(after.text, '{"v":2,"kind":"result","output":{"ok":true}}');
+  } finally {
+    await service.stop(100);
+  }
+});
+
+test('a caller that leaves after sending more than its request has its call cancelled', async () => {
+  const { service, port } = await start();
+  try {
+    const body = call('until-aborted');
+    const request = `POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    // What follows the body: a stray line end, the start of a pipelined request, a whole one.
+    const after = ['\r\n', 'G', 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'];
+    for (const [i, extra] of after.entries()) {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request + extra));
+      socket.on('error', () => {});
+      await until(() => untilAborted.started === i + 1 && service.inFlight() === 1, 'the call to start');
+      socket.destroy();
+      await until(() => untilAborted.aborted === i + 1 && service.inFlight() === 0, `the call to be cancelled (${JSON.stringify(extra)} after the body)`);
+    }
+    // An answer that is ready at once still goes to a caller that half-closed after asking.
+    const probe = await new Promise((resolve) => {
+      let got = '';
+      const socket = connect(port, '127.0.0.1', () => socket.end('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'));
+      socket.on('data', (d) => (got += d));
+      socket.on('close', () => resolve(got));
+    });
+    assert.match(probe, /^HTTP\/1\.1 200 OK\r\n/);
   } finally {
     await service.stop(100);
   }

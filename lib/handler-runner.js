@@ -5,21 +5,39 @@ import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compileSchema } from './validate.js';
 
+// Reading what pack code threw can throw again (a getter, a Proxy trap, a value `String()`
+// refuses); the functions below stand in this text then, as a throw here would escape a
+// call's promise and end the process.
+const UNREADABLE = 'a thrown value that cannot be read';
+
 /** `Name: message` for an Error, else `String(value)`. */
 export function describeThrow(cause) {
-  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  try {
+    return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** An Error's message, else `String(value)`. */
+export function describeMessage(cause) {
+  try {
+    return cause instanceof Error ? String(cause.message) : String(cause);
+  } catch {
+    return UNREADABLE;
+  }
 }
 
 /** A throw as the wire carries it: `{name, message, stack}` for an Error, JSON-safe otherwise. */
 export function serializeCause(cause) {
-  if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
-  if (cause === undefined) return null;
-  if (cause === null || ['string', 'number', 'boolean'].includes(typeof cause)) return cause;
   try {
+    if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
+    if (cause === undefined) return null;
+    if (cause === null || ['string', 'number', 'boolean'].includes(typeof cause)) return cause;
     JSON.stringify(cause);
     return cause;
   } catch {
-    return String(cause);
+    return describeThrow(cause);
   }
 }
 

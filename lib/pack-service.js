@@ -6,6 +6,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import {
+  describeMessage,
   describeThrow,
   parseWithZod,
   resolveHandler,
@@ -85,7 +86,7 @@ const noopLogger = Object.freeze({
   isLevelEnabled: () => false,
 });
 
-const describeCause = (cause) => (cause instanceof Error ? cause.message : String(cause));
+const describeCause = describeMessage;
 
 function positiveNumber(value, name, fallback) {
   if (value === undefined) return fallback;
@@ -217,7 +218,12 @@ function fromHandlerError(error, ids) {
 function honouredAbort(call, response) {
   if (!call.aborted || response.kind !== 'error' || response.code !== 'handler-throw') return false;
   const cause = response.cause;
-  return cause === call.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
+  try {
+    return cause === call.reason || (cause !== null && typeof cause === 'object' && cause.name === 'AbortError');
+  } catch {
+    // A `name` getter that throws: not an AbortError.
+    return false;
+  }
 }
 
 /** What Node refuses in a header value (`checkInvalidHeaderChar`). */
