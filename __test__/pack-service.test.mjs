@@ -230,6 +230,40 @@ test('a process exits within a second of stop(), even with a handler that never 
   assert.ok(exitedAt - Number(out) < 1000, `exited ${exitedAt - Number(out)} ms after stop()`);
 });
 
+test('a service that never listens holds no process: served through handle, or never used', async () => {
+  const script = `
+    import { createServer } from 'node:http';
+    import { createPackService } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
+    const options = {
+      index: { v: 1, packId: 'p', packVersion: '1', artifactVersion: 'a', tools: [{ id: 'echo', modulePath: 'echo.mjs', input: { type: 'object' }, output: { type: 'object' } }], guardrails: [], agents: [], flows: [] },
+      resolveModule: (p) => p, token: 't', env: {},
+      importModule: async () => ({ default: (input) => input }),
+    };
+    createPackService(options);
+    const service = createPackService(options);
+    await service.prewarm();
+    const server = createServer(service.handle);
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const res = await fetch('http://127.0.0.1:' + server.address().port + '/v1/invoke', { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': 't', connection: 'close' },
+      body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'echo' }, input: { a: 1 }, ctx: { tenantId: 't', runId: 'r' } }) });
+    const text = await res.text();
+    await new Promise((r) => server.close(r));
+    // As in TypeScript, a grace that is not a number ends the wait at once.
+    await service.drain();
+    await service.stop(null);
+    process.stdout.write(JSON.stringify({ text, at: Date.now() }));
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  const exitedAt = Date.now();
+  assert.equal(code, 0);
+  const { text, at } = JSON.parse(out);
+  assert.equal(text, '{"v":2,"kind":"result","output":{"a":1}}');
+  assert.ok(exitedAt - at < 1000, `exited ${exitedAt - at} ms after its server closed`);
+});
+
 test('handle(req, res) serves the same answers from a caller-owned node:http server', async () => {
   const { createServer } = await import('node:http');
   const events = [];

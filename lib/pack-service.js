@@ -88,6 +88,9 @@ const noopLogger = Object.freeze({
 
 const describeCause = describeMessage;
 
+/** A grace period as TypeScript's drain reads it: anything but a number ends it at once. */
+const graceOf = (ms) => (typeof ms === 'number' ? ms : 0);
+
 function positiveNumber(value, name, fallback) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
@@ -559,12 +562,19 @@ export function createPackService(options) {
       // One call through the dispatcher before the first real one (see warmUp in Rust).
       warmedUp = withResolvers();
       const sample = { v: 2, kind: 'invoke', tool: { id: 'warm-up' }, input: { text: 'warm' }, ctx: { tenantId: 'warm-up', runId: 'warm-up' } };
-      if (service.warmUp(JSON.stringify(sample))) await warmedUp.promise;
+      const warming = setInterval(noop, 2 ** 31 - 1);
+      try {
+        if (service.warmUp(JSON.stringify(sample))) await warmedUp.promise;
+      } finally {
+        clearInterval(warming);
+      }
       warmedUp = undefined;
     }
     service.setWarm(failures.length === 0);
     return failures;
   }
+
+  let listening;
 
   /** A node:http request listener over the same Rust core (for callers with their own server). */
   function handle(req, res) {
@@ -618,9 +628,9 @@ export function createPackService(options) {
   return {
     handle,
     prewarm,
-    drain(graceMs) {
+    async drain(graceMs) {
       service.stopTakingCalls();
-      return service.drain(graceMs);
+      return service.drain(graceOf(graceMs));
     },
     inFlight: () => service.inFlight(),
     ready: () => service.ready(),
@@ -635,14 +645,22 @@ export function createPackService(options) {
       // No host ('' and null too): every interface, IPv6 and IPv4, as Node's server.listen(port).
       const outcome = await service.listen(host || undefined, port);
       if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error.message);
+      // The native side holds no reference on the event loop: like a listening node:http
+      // server, a listening service keeps the process alive until stop().
+      listening ??= setInterval(noop, 2 ** 31 - 1);
       return outcome.port;
     },
     /** Drains for up to `graceMs`, closes every connection and lets the process exit. */
-    stop(graceMs = PACK_SERVICE_DRAIN_MS) {
+    async stop(graceMs = PACK_SERVICE_DRAIN_MS) {
       // A warm-up still queued when the functions are released is never delivered.
       warmedUp?.resolve();
       service.stopTakingCalls();
-      return service.stop(graceMs);
+      try {
+        return await service.stop(graceOf(graceMs));
+      } finally {
+        clearInterval(listening);
+        listening = undefined;
+      }
     },
   };
 }

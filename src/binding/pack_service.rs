@@ -4,7 +4,7 @@
 //! One `dispatch` function starts every call in JS and JS answers with `settle(id, …)`
 //! (a returned Promise would cost napi closures and GC pauses per call); a second function
 //! forwards aborts to the call's `AbortController`; a third delivers service events.
-//! `stop()` releases all three, so nothing native keeps the process alive afterwards.
+//! None of them holds the process; `stop()` releases all three.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::logs::NativeLogs;
@@ -34,7 +34,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false>;
+// Weak: a pack service holds the process only through the keep-alive its JS side sets while
+// it listens or warms up (lib/pack-service.js), so one served through `handle`, or never
+// used, lets the process exit as the TypeScript service does.
+type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false, true>;
 /// `(callId, "tool" | "check", position in the index list, request JSON, the tool's input with
 /// its defaults filled as JSON or "" (use the request's), the call's log bindings as JSON or "")`.
 type DispatchArgs = FnArgs<(u32, &'static str, u32, String, String, String)>;
