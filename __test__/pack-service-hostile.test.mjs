@@ -242,3 +242,42 @@ test('a caller that leaves after sending more than its request has its call canc
     await service.stop(100);
   }
 });
+
+test('an answer given before the body is read still reads it: the connection goes on, as with Node', async () => {
+  const { service, port } = await start();
+  try {
+    const body = 'x'.repeat(100_000);
+    const next = 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n';
+    const head = (path, token, type, length) =>
+      `POST ${path} HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${token}\r\ncontent-type: ${type}\r\ncontent-length: ${length}\r\n\r\n`;
+    const statuses = (text) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    const refusals = [
+      [401, head('/v1/invoke', 'wrong', 'application/json', body.length) + body],
+      [404, head('/nope', TOKEN, 'application/json', body.length) + body],
+      [415, head('/v1/invoke', TOKEN, 'text/plain', body.length) + body],
+      // Over the cap by its content-length: answered before it is read, then read all the same.
+      [413, head('/v1/invoke', TOKEN, 'application/json', 11 * 1024 * 1024) + 'x'.repeat(11 * 1024 * 1024)],
+    ];
+    for (const [status, request] of refusals) {
+      assert.deepEqual(statuses(await raw(port, request + next, 2000)), [status, 200], `${status}, then the next request`);
+    }
+    // A refused request that waits for `100 Continue` gets it first, then the answer.
+    const waiting = await new Promise((resolve) => {
+      let got = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(head('/v1/invoke', 'wrong', 'application/json', 10).replace('\r\n\r\n', '\r\nexpect: 100-continue\r\n\r\n')));
+      socket.on('data', (d) => {
+        got += d;
+        if (got.includes('Bad pack token')) socket.write(`0123456789${next}`);
+        if (got.includes('{"status":"ok"}')) socket.destroy();
+      });
+      socket.on('close', () => resolve(got));
+      setTimeout(() => socket.destroy(), 2000);
+    });
+    assert.deepEqual(statuses(waiting), [100, 401, 200]);
+    // What a fetch caller sees of a large refused upload: the answer, not a reset.
+    const refused = await fetch(`http://127.0.0.1:${port}/v1/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': 'wrong' }, body: 'x'.repeat(2_000_000) });
+    assert.deepEqual([refused.status, await refused.text()], [401, '{"error":"Bad pack token"}']);
+  } finally {
+    await service.stop(100);
+  }
+});

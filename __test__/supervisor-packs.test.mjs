@@ -167,6 +167,11 @@ test('the front: 503 with Retry-After 1 and no child; probes without a token; 40
   assert.equal((await fetch(`${run.url}/readyz`)).status, 200);
   const wrong = await run.invoke('pid', { token: 'not-the-token' });
   assert.equal(wrong.status, 401);
+  // A large upload refused before it is read: the caller reads the answer, not a reset.
+  for (let i = 0; i < 3; i += 1) {
+    const large = await fetch(`${run.url}/v1/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': 'not-the-token' }, body: 'x'.repeat(2_000_000) });
+    assert.deepEqual([large.status, await large.text()], [401, '{"error":"Bad pack token"}']);
+  }
   assert.equal((await fetch(`${run.url}/v1/info`)).status, 401);
   const info = await fetch(`${run.url}/v1/info`, { headers: { 'kindgi-pack-token': run.supervisor.token } });
   assert.equal(info.status, 200);

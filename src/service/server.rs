@@ -8,7 +8,7 @@ use crate::service::hangup::PeerWatch;
 use crate::service::http::{joined_header, node_header_value, request_target, Reply};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
+use hyper::body::{Body, Incoming};
 use hyper::header::{
     HeaderName, HeaderValue, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER,
 };
@@ -17,7 +17,9 @@ use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -28,12 +30,14 @@ use tokio::task::{JoinHandle, JoinSet};
 /// timeout=5`), so a client stops reusing the connection before it is closed.
 pub const HEADERS_WITHIN: Duration = Duration::from_secs(5);
 
+/// Node's `requestTimeout`: a body still arriving this long after its request began is
+/// answered 408 and its connection closed, so a stalled upload gives its slot back.
+pub const BODY_WITHIN: Duration = Duration::from_secs(300);
+
 /// How long clients may take to send a request: its headers, then an admitted call's body.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadLimits {
     pub headers: Duration,
-    /// Node's `requestTimeout` (300 s): a body still arriving then is answered 408 and its
-    /// connection closed, so a stalled upload gives its slot back.
     pub body: Duration,
 }
 
@@ -41,7 +45,7 @@ impl Default for ReadLimits {
     fn default() -> Self {
         ReadLimits {
             headers: HEADERS_WITHIN,
-            body: Duration::from_secs(300),
+            body: BODY_WITHIN,
         }
     }
 }
@@ -296,7 +300,9 @@ async fn handle(
 ) -> Response<Full<Bytes>> {
     let head = head_of(&req);
     let admitted = match service.begin(&head) {
-        Begin::Reply(reply) => return reply_response(reply),
+        Begin::Reply(reply) => {
+            return answer_unread(req.into_body(), reply_response(reply), body_limit).await
+        }
         Begin::Invoke(admitted) => admitted,
     };
     let reading = read_body(req.into_body(), service.max_body_bytes());
@@ -325,6 +331,32 @@ async fn handle(
             response
         }
     }
+}
+
+/// `response` to a request whose body is not wanted, as Node gives it: the body is still read
+/// to its end (within `limit`) and dropped, so the connection stays usable and a client still
+/// uploading reads the answer instead of a reset; an `Expect: 100-continue` gets its `100`
+/// first.
+pub(crate) async fn answer_unread(
+    mut body: Incoming,
+    response: Response<Full<Bytes>>,
+    limit: Duration,
+) -> Response<Full<Bytes>> {
+    if body.is_end_stream() {
+        return response;
+    }
+    // Asking for the body, then letting hyper run once, has it write a `100 Continue` that the
+    // request expects before the answer, as Node writes it.
+    std::future::poll_fn(|cx| {
+        let _ = Pin::new(&mut body).poll_frame(cx);
+        Poll::Ready(())
+    })
+    .await;
+    tokio::task::yield_now().await;
+    tokio::spawn(tokio::time::timeout(limit, async move {
+        while let Some(Ok(_)) = body.frame().await {}
+    }));
+    response
 }
 
 /// The body, or `None` when it is larger than `limit` (read to its end all the same, so the

@@ -8,7 +8,9 @@ use crate::service::http::{
     is_json_content_type, joined_header, node_header_value, refuse_request, request_target, Reply,
     Route,
 };
-use crate::service::server::{closing, read_body, reply_response, Handler};
+use crate::service::server::{
+    answer_unread, closing, read_body, reply_response, Handler, BODY_WITHIN,
+};
 use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
 use bytes::Bytes;
@@ -67,12 +69,14 @@ impl Front {
     }
 
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        // Answers given without the body still read it, as Node does (`answer_unread`).
+        let (head, body) = req.into_parts();
         let header =
-            |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
-        let target = request_target(req.uri());
+            |name: &str| joined_header(head.headers.get_all(name).iter().map(|v| v.as_bytes()));
+        let target = request_target(&head.uri);
         let token = header("kindgi-pack-token");
         let route = match refuse_request(
-            req.method().as_str(),
+            head.method.as_str(),
             &target,
             token.as_deref(),
             &self.token,
@@ -80,12 +84,23 @@ impl Front {
             None,
         ) {
             Ok(route) => route,
-            Err(reply) => return reply_response(reply),
+            Err(reply) => return answer_unread(body, reply_response(reply), BODY_WITHIN).await,
         };
         let route = match route {
-            Route::Healthz => return reply_response(Reply::healthy()),
-            Route::Readyz if self.serving_port().is_some() => return reply_response(Reply::ready()),
-            Route::Readyz => return reply_response(Reply::error(503, "no pack service")),
+            Route::Healthz => {
+                return answer_unread(body, reply_response(Reply::healthy()), BODY_WITHIN).await
+            }
+            Route::Readyz if self.serving_port().is_some() => {
+                return answer_unread(body, reply_response(Reply::ready()), BODY_WITHIN).await
+            }
+            Route::Readyz => {
+                return answer_unread(
+                    body,
+                    reply_response(Reply::error(503, "no pack service")),
+                    BODY_WITHIN,
+                )
+                .await
+            }
             Route::Info => RelayRoute::Info,
             Route::Invoke => RelayRoute::Invoke,
         };
@@ -93,10 +108,10 @@ impl Front {
         // it: a caller learns it at the front whether or not a child serves.
         if route == RelayRoute::Invoke
             && !is_json_content_type(
-                joined_header(req.headers().get(CONTENT_TYPE).map(|v| v.as_bytes())).as_deref(),
+                joined_header(head.headers.get(CONTENT_TYPE).map(|v| v.as_bytes())).as_deref(),
             )
         {
-            return reply_response(Reply::not_json());
+            return answer_unread(body, reply_response(Reply::not_json()), BODY_WITHIN).await;
         }
         // The deadline passes on when `Number()` of it is finite and above 0.
         let timeout_ms = header("kindgi-timeout-ms")
@@ -113,16 +128,21 @@ impl Front {
             traceparent: non_empty("traceparent"),
             tenant_id: non_empty("kindgi-tenant-id"),
         };
-        if route == RelayRoute::Invoke {
-            match read_body(req.into_body(), self.max_body_bytes).await {
-                Ok(Some(body)) => call.body = Some(utf8_text(&body).into_owned()),
-                Ok(None) => return reply_response(Reply::too_large()),
-                // As the service answers a body it cannot read.
-                Err(_) => return closing(StatusCode::BAD_REQUEST),
+        let body = if route == RelayRoute::Invoke {
+            let reading = read_body(body, self.max_body_bytes);
+            match tokio::time::timeout(BODY_WITHIN, reading).await {
+                Ok(Ok(Some(body))) => call.body = Some(utf8_text(&body).into_owned()),
+                Ok(Ok(None)) => return reply_response(Reply::too_large()),
+                // As the service answers a body it cannot read, or one still arriving.
+                Ok(Err(_)) => return closing(StatusCode::BAD_REQUEST),
+                Err(_) => return closing(StatusCode::REQUEST_TIMEOUT),
             }
-        }
+            None
+        } else {
+            Some(body)
+        };
         // A caller that hangs up drops this future, and with it the forwarded call.
-        match self.forward(&call).await {
+        let response = match self.forward(&call).await {
             RelayOutcome::Answer {
                 status,
                 headers,
@@ -130,6 +150,10 @@ impl Front {
             } => answer_response(status, &headers, body),
             RelayOutcome::Unavailable(reason) => reply_response(Reply::error(503, &reason)),
             RelayOutcome::Failed(reason) => reply_response(Reply::error(502, &reason)),
+        };
+        match body {
+            Some(body) => answer_unread(body, response, BODY_WITHIN).await,
+            None => response,
         }
     }
 }
