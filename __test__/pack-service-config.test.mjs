@@ -84,6 +84,7 @@ test('PORT follows Number(): empty, padded, hex, exponent; out of range refused'
 test('KINDGI_PACK_SERVICE_MAX_CONCURRENCY: a positive integer, or unset', () => {
   const read = (v) => readPackServiceConfig([], { ...TOKEN, KINDGI_PACK_SERVICE_MAX_CONCURRENCY: v });
   assert.equal(read('4').value.maxConcurrency, 4);
+  assert.equal(read('5000000000').value.maxConcurrency, 5e9, 'kept as Number() reads it');
   assert.equal('maxConcurrency' in readPackServiceConfig([], TOKEN).value, false);
   for (const bad of ['', '0', '1.5', 'many']) {
     assert.deepEqual(read(bad).problems, ['KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer'], bad);

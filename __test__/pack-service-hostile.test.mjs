@@ -121,12 +121,15 @@ async function start() {
 
 const call = (id) => JSON.stringify({ v: 2, kind: 'invoke', tool: { id }, input: {}, ctx });
 
-/** Sends raw bytes, then reads until the server closes or `ms` pass. */
-function raw(port, bytes, ms = 500) {
+/** Sends raw bytes, then reads until the server closes, `ms` pass or `end` arrives. */
+function raw(port, bytes, ms = 500, end = undefined) {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let got = '';
-    socket.on('data', (d) => (got += d));
+    socket.on('data', (d) => {
+      got += d;
+      if (end !== undefined && got.includes(end)) socket.destroy();
+    });
     socket.on('error', () => resolve(got));
     socket.on('close', () => resolve(got));
     socket.write(bytes);
@@ -259,7 +262,8 @@ test('an answer given before the body is read still reads it: the connection goe
       [413, head('/v1/invoke', TOKEN, 'application/json', 11 * 1024 * 1024) + 'x'.repeat(11 * 1024 * 1024)],
     ];
     for (const [status, request] of refusals) {
-      assert.deepEqual(statuses(await raw(port, request + next, 2000)), [status, 200], `${status}, then the next request`);
+      const answers = await raw(port, request + next, 10_000, '{"status":"ok"}');
+      assert.deepEqual(statuses(answers), [status, 200], `${status}, then the next request`);
     }
     // A refused request that waits for `100 Continue` gets it first, then the answer.
     const waiting = await new Promise((resolve) => {
@@ -278,6 +282,48 @@ test('an answer given before the body is read still reads it: the connection goe
     const refused = await fetch(`http://127.0.0.1:${port}/v1/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': 'wrong' }, body: 'x'.repeat(2_000_000) });
     assert.deepEqual([refused.status, await refused.text()], [401, '{"error":"Bad pack token"}']);
   } finally {
+    await service.stop(100);
+  }
+});
+
+test("requests Node's HTTP server refuses before any handler runs are refused alike", async () => {
+  const { service, port } = await start();
+  const { createServer } = await import('node:http');
+  const server = createServer(service.handle);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const body = call('echo');
+    const invoke = (extra) => `POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-type: application/json\r\n${extra}`;
+    const cases = {
+      'a lower-case method': 'get /healthz HTTP/1.1\r\nhost: x\r\n\r\n',
+      'a method Node does not know': 'FOO /healthz HTTP/1.1\r\nhost: x\r\n\r\n',
+      'CONNECT': 'CONNECT x:443 HTTP/1.1\r\nhost: x\r\n\r\n',
+      'HTTP/1.1 without Host': 'GET /healthz HTTP/1.1\r\n\r\n',
+      'chunked twice': invoke(`transfer-encoding: chunked\r\ntransfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`),
+      'an Expect other than 100-continue': invoke(`expect: foo\r\ncontent-length: ${body.length}\r\n\r\n${body}`),
+      'a head over 16 KiB': `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(16_400)}\r\n\r\n`,
+      'a method Node knows': 'SEARCH /healthz HTTP/1.1\r\nhost: x\r\n\r\n',
+      'HTTP/1.0 without Host': 'GET /healthz HTTP/1.0\r\n\r\n',
+    };
+    const statusOf = (answer) => /^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1] ?? 'no answer';
+    const expected = {
+      'a lower-case method': '400',
+      'a method Node does not know': '400',
+      'CONNECT': 'no answer',
+      'HTTP/1.1 without Host': '400',
+      'chunked twice': '400',
+      'an Expect other than 100-continue': '417',
+      'a head over 16 KiB': '431',
+      'a method Node knows': '405',
+      'HTTP/1.0 without Host': '200',
+    };
+    for (const [name, request] of Object.entries(cases)) {
+      const ours = statusOf(await raw(port, request, 300));
+      const nodes = statusOf(await raw(server.address().port, request, 300));
+      assert.deepEqual([ours, nodes], [expected[name], expected[name]], name);
+    }
+  } finally {
+    server.close();
     await service.stop(100);
   }
 });

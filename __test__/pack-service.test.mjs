@@ -179,6 +179,23 @@ test('the concurrency cap, missing env and tenant pinning answer before any hand
     await capped.service.stop(100);
   }
 
+  // Any number from 0 up, compared as TypeScript compares `inFlight >= maxConcurrency`: 0
+  // refuses every call, 1.5 admits two, 2 ** 32 and Infinity are no cap (never wrapped).
+  for (const [maxConcurrency, admitted] of [[0, 0], [1.5, 2], [2 ** 32, 3], [Infinity, 3]]) {
+    const run = await started({ maxConcurrency });
+    try {
+      // Long calls: all three arrive while the admitted ones still run.
+      const answers = await Promise.all([1, 2, 3].map(() => run.invoke(tool('fixture.sleep', { ms: 800 }))));
+      assert.equal(answers.filter((a) => a.status === 200).length, admitted, `maxConcurrency ${maxConcurrency}`);
+      assert.ok(answers.every((a) => a.status === 200 || a.text === '{"error":"overloaded"}'));
+    } finally {
+      await run.service.stop(100);
+    }
+  }
+  for (const bad of [-1, Number.NaN, '4', null]) {
+    assert.throws(() => createPackService({ index: fixtureIndex, resolveModule: (p) => p, token: TOKEN, maxConcurrency: bad }), { code: 'invalid-argument' });
+  }
+
   const index = { ...fixtureIndex, env: { required: ['NEEDED'] } };
   const missing = await started({ index });
   try {

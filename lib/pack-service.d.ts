@@ -123,9 +123,9 @@ export interface PackServiceOptions {
   readonly resolveModule: (modulePath: string) => string;
   /** Callers send it in the `kindgi-pack-token` header. */
   readonly token: string;
-  /** Calls in flight before 503 `overloaded`. Default 32. */
+  /** Calls in flight before 503 `overloaded` (0 refuses every call, Infinity none). Default 32. */
   readonly maxConcurrency?: number;
-  /** Largest accepted body. Default 10 MiB. */
+  /** Largest accepted body (Infinity for no limit). Default 10 MiB. */
   readonly maxBodyBytes?: number;
   /** Deadline when a call sends no valid `kindgi-timeout-ms`. Default 120000. */
   readonly defaultTimeoutMs?: number;

@@ -91,10 +91,11 @@ const describeCause = describeMessage;
 /** A grace period as TypeScript's drain reads it: anything but a number ends it at once. */
 const graceOf = (ms) => (typeof ms === 'number' ? ms : 0);
 
-function positiveNumber(value, name, fallback) {
+/** A limit as TypeScript compares against it: any number from 0 up, Infinity for none. */
+function limit(value, name, fallback) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
-    throw invalidArgument(`${name} must be a positive number, not ${describe(value)}`);
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw invalidArgument(`${name} must be a number from 0 up (Infinity for no limit), not ${describe(value)}`);
   }
   return value;
 }
@@ -502,15 +503,15 @@ export function createPackService(options) {
     }
   }
 
-  const maxBodyBytes = positiveNumber(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
+  const maxBodyBytes = limit(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
   const service = native.createNativePackService(
     {
       indexJson: JSON.stringify(index),
       token: options.token,
       ...(options.tenantId !== undefined && { tenant: options.tenantId }),
-      maxConcurrency: positiveNumber(options.maxConcurrency, 'options.maxConcurrency', DEFAULT_MAX_CONCURRENCY),
+      maxConcurrency: limit(options.maxConcurrency, 'options.maxConcurrency', DEFAULT_MAX_CONCURRENCY),
       maxBodyBytes,
-      defaultTimeoutMs: positiveNumber(options.defaultTimeoutMs, 'options.defaultTimeoutMs', DEFAULT_TIMEOUT_MS),
+      defaultTimeoutMs: limit(options.defaultTimeoutMs, 'options.defaultTimeoutMs', DEFAULT_TIMEOUT_MS),
       envCheck,
       missingEnv: [...missingEnv],
       ...(options.indexHash !== undefined && { indexHash: options.indexHash }),

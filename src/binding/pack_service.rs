@@ -204,7 +204,8 @@ pub struct NativePackServiceOptions {
     pub index_json: String,
     pub token: String,
     pub tenant: Option<String>,
-    pub max_concurrency: u32,
+    /// Any number from 0 up: a fraction admits as `inFlight >= n` does, Infinity has no cap.
+    pub max_concurrency: f64,
     pub max_body_bytes: f64,
     pub default_timeout_ms: f64,
     pub env_check: String,
@@ -408,7 +409,8 @@ pub fn create_native_pack_service(
             catalog,
             token: options.token,
             tenant: options.tenant,
-            max_concurrency: options.max_concurrency as usize,
+            // Saturating: Infinity is no cap; 1.5 admits two calls, as `inFlight >= 1.5` does.
+            max_concurrency: options.max_concurrency.ceil() as usize,
             max_body_bytes: options.max_body_bytes as usize,
             default_timeout_ms: options.default_timeout_ms as u64,
             env_check,

@@ -14,7 +14,7 @@ pub struct ServiceSettingsJs {
     pub host: Option<String>,
     pub token: Option<String>,
     pub port: Option<u32>,
-    pub max_concurrency: Option<u32>,
+    pub max_concurrency: Option<f64>,
     pub env_check: Option<String>,
     pub env_filter: Option<String>,
 }

@@ -31,7 +31,7 @@ pub struct ServiceSettings {
     pub host: Option<String>,
     pub token: String,
     pub port: u16,
-    pub max_concurrency: Option<u32>,
+    pub max_concurrency: Option<f64>,
     pub env_check: PackEnvCheck,
     pub env_filter: PackEnvFilter,
 }
@@ -108,7 +108,7 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
                 token,
                 port: port.abs() as u16,
                 // Concurrency beyond u32 is as good as unlimited.
-                max_concurrency: max_concurrency.map(|n| n.min(f64::from(u32::MAX)) as u32),
+                max_concurrency,
                 env_check,
                 env_filter,
             })
@@ -182,7 +182,7 @@ mod tests {
         let settings = read_settings(&good).unwrap();
         assert_eq!(settings.token, "secret-token");
         assert_eq!(settings.port, 0);
-        assert_eq!(settings.max_concurrency, Some(4));
+        assert_eq!(settings.max_concurrency, Some(4.0));
         assert_eq!(settings.env_check, PackEnvCheck::Strict);
         assert_eq!(settings.env_filter, PackEnvFilter::On);
         assert_eq!(read_settings(&raw(Some("t"))).unwrap().port, 8080);

@@ -10,6 +10,7 @@ pub mod core;
 pub mod hangup;
 pub mod http;
 pub mod listen;
+pub mod node_parser;
 pub mod server;
 pub mod tool_io;
 pub mod trace;

@@ -6,6 +6,7 @@ use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{joined_header, node_header_value, request_target, Reply};
+use crate::service::node_parser::{node_refusal, NodeRefusal};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Incoming};
@@ -204,14 +205,17 @@ async fn connection<H: Handler>(
         let peer = Arc::clone(&peer);
         let keeps_alive = keeps_alive(&req);
         async move {
-            let mut response = tokio::select! {
-                // An answer ready at once (probes, refusals) goes out even to a caller
-                // already gone, as Node writes it.
-                biased;
-                response = handler.handle(req) => response,
-                // The caller left mid-call: dropping the handler's future cancels the call,
-                // and the error closes the connection with no answer.
-                () = peer.hung_up() => return Err(CallerLeft),
+            let mut response = match node_refusal(&req) {
+                Some(refusal) => refused(refusal, req)?.await,
+                None => tokio::select! {
+                    // An answer ready at once (probes, refusals) goes out even to a caller
+                    // already gone, as Node writes it.
+                    biased;
+                    response = handler.handle(req) => response,
+                    // The caller left mid-call: dropping the handler's future cancels the
+                    // call, and the error closes the connection with no answer.
+                    () = peer.hung_up() => return Err(Unanswered("the caller closed the connection")),
+                },
             };
             let headers = response.headers_mut();
             // Node's defaults, which the TypeScript answers carry.
@@ -226,7 +230,7 @@ async fn connection<H: Handler>(
                     headers.insert(CONNECTION, HeaderValue::from_static("close"));
                 }
             }
-            Ok::<_, CallerLeft>(response)
+            Ok::<_, Unanswered>(response)
         }
     });
     let conn = http1::Builder::new()
@@ -245,17 +249,39 @@ async fn connection<H: Handler>(
     }
 }
 
-/// A request's caller closed its connection before the answer.
+/// Why a request's connection is closed with no answer.
 #[derive(Debug)]
-struct CallerLeft;
+struct Unanswered(&'static str);
 
-impl std::fmt::Display for CallerLeft {
+impl std::fmt::Display for Unanswered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the caller closed the connection")
+        f.write_str(self.0)
     }
 }
 
-impl std::error::Error for CallerLeft {}
+impl std::error::Error for Unanswered {}
+
+/// Node's answer to a request it refuses before any handler runs.
+fn refused(
+    refusal: NodeRefusal,
+    req: Request<Incoming>,
+) -> Result<impl std::future::Future<Output = Response<Full<Bytes>>>, Unanswered> {
+    let status = match refusal {
+        NodeRefusal::BadRequest => StatusCode::BAD_REQUEST,
+        NodeRefusal::HeadTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        NodeRefusal::ExpectationFailed => StatusCode::EXPECTATION_FAILED,
+        NodeRefusal::Drop => return Err(Unanswered("CONNECT is not served")),
+    };
+    Ok(async move {
+        if refusal == NodeRefusal::ExpectationFailed {
+            let mut response = Response::new(Full::new(Bytes::new()));
+            *response.status_mut() = status;
+            answer_unread(req.into_body(), response, BODY_WITHIN).await
+        } else {
+            closing(status)
+        }
+    })
+}
 
 /// Whether the connection stays open after this request: HTTP/1.1 unless it asks to close,
 /// HTTP/1.0 only when it asks to keep alive.

@@ -1,0 +1,189 @@
+//! Requests that Node's HTTP server refuses before any handler runs, and that hyper would
+//! serve: the TypeScript service never saw them, so neither do we.
+//!
+//! Node's parser (llhttp, strict) refuses `chunked` twice and methods it does not know, its
+//! server refuses an HTTP/1.1 request without `Host` and an `Expect` it cannot meet, and it
+//! caps a request's head at 16 KiB (`--max-http-header-size`).
+
+use hyper::header::{EXPECT, HOST, TRANSFER_ENCODING};
+use hyper::{Method, Request, Version};
+
+/// Node's default `maxHeaderSize`: the target, header names and values of one request.
+pub const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// What Node answers instead of serving the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeRefusal {
+    /// 400 and the connection closed: the parser cannot read the request safely.
+    BadRequest,
+    /// 431 and the connection closed.
+    HeadTooLarge,
+    /// 417, the connection kept: an `Expect` other than `100-continue`.
+    ExpectationFailed,
+    /// The connection closed with no answer: a `CONNECT` with no `connect` listener.
+    Drop,
+}
+
+/// Node's `http.METHODS`: what its parser reads as a method (upper case only).
+const NODE_METHODS: [&str; 35] = [
+    "ACL",
+    "BIND",
+    "CHECKOUT",
+    "CONNECT",
+    "COPY",
+    "DELETE",
+    "GET",
+    "HEAD",
+    "LINK",
+    "LOCK",
+    "M-SEARCH",
+    "MERGE",
+    "MKACTIVITY",
+    "MKCALENDAR",
+    "MKCOL",
+    "MOVE",
+    "NOTIFY",
+    "OPTIONS",
+    "PATCH",
+    "POST",
+    "PROPFIND",
+    "PROPPATCH",
+    "PURGE",
+    "PUT",
+    "QUERY",
+    "REBIND",
+    "REPORT",
+    "SEARCH",
+    "SOURCE",
+    "SUBSCRIBE",
+    "TRACE",
+    "UNBIND",
+    "UNLINK",
+    "UNLOCK",
+    "UNSUBSCRIBE",
+];
+
+/// How Node would refuse `req`, or `None` when it would serve it.
+pub fn node_refusal<B>(req: &Request<B>) -> Option<NodeRefusal> {
+    let method = req.method();
+    // The common methods first: the look-up below is for the rest.
+    if method != Method::POST && method != Method::GET && !NODE_METHODS.contains(&method.as_str()) {
+        return Some(NodeRefusal::BadRequest);
+    }
+    let headers = req.headers();
+    // `chunked` more than once. (hyper has already dropped a `content-length` sent with a
+    // transfer coding, and folded equal lengths into one, so those are read as hyper reads
+    // them: the README's Known differences.)
+    let chunked = headers
+        .get_all(TRANSFER_ENCODING)
+        .iter()
+        .flat_map(|value| value.as_bytes().split(|&b| b == b','))
+        .filter(|coding| coding.trim_ascii().eq_ignore_ascii_case(b"chunked"))
+        .count();
+    if chunked > 1 {
+        return Some(NodeRefusal::BadRequest);
+    }
+    if head_bytes(req) >= MAX_HEAD_BYTES {
+        return Some(NodeRefusal::HeadTooLarge);
+    }
+    if method == Method::CONNECT {
+        return Some(NodeRefusal::Drop);
+    }
+    if req.version() == Version::HTTP_11 && !headers.contains_key(HOST) {
+        return Some(NodeRefusal::BadRequest);
+    }
+    let unmet_expectation = headers
+        .get(EXPECT)
+        .is_some_and(|expect| !expect.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    unmet_expectation.then_some(NodeRefusal::ExpectationFailed)
+}
+
+/// What Node counts against `maxHeaderSize`: the target, and each header's name and value.
+fn head_bytes<B>(req: &Request<B>) -> usize {
+    let uri = req.uri();
+    let target = match (uri.scheme(), uri.path_and_query()) {
+        (None, Some(path)) => path.as_str().len(),
+        _ => uri.to_string().len(),
+    };
+    req.headers().iter().fold(target, |sum, (name, value)| {
+        sum + name.as_str().len() + value.len()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: &str, version: Version, headers: &[(&str, &str)]) -> Request<()> {
+        let mut builder = Request::builder()
+            .method(method)
+            .uri("/v1/invoke")
+            .version(version);
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(()).expect("a valid test request")
+    }
+
+    fn http11(method: &str, headers: &[(&str, &str)]) -> Option<NodeRefusal> {
+        node_refusal(&request(method, Version::HTTP_11, headers))
+    }
+
+    #[test]
+    fn serves_what_node_serves() {
+        assert_eq!(
+            http11("POST", &[("host", "x"), ("content-length", "5")]),
+            None
+        );
+        assert_eq!(http11("SEARCH", &[("host", "x")]), None);
+        assert_eq!(
+            http11("POST", &[("host", "x"), ("transfer-encoding", "chunked")]),
+            None
+        );
+        let gzip = [
+            ("host", "x"),
+            ("transfer-encoding", "gzip"),
+            ("transfer-encoding", "chunked"),
+        ];
+        assert_eq!(http11("POST", &gzip), None);
+        assert_eq!(
+            http11("POST", &[("host", "x"), ("expect", "100-Continue")]),
+            None
+        );
+        assert_eq!(node_refusal(&request("GET", Version::HTTP_10, &[])), None);
+    }
+
+    #[test]
+    fn refuses_what_node_refuses() {
+        let bad = Some(NodeRefusal::BadRequest);
+        assert_eq!(http11("get", &[("host", "x")]), bad);
+        assert_eq!(http11("FOO", &[("host", "x")]), bad);
+        assert_eq!(http11("GET", &[]), bad);
+        let codings = [
+            ("host", "x"),
+            ("transfer-encoding", "chunked"),
+            ("transfer-encoding", "chunked"),
+        ];
+        assert_eq!(http11("POST", &codings), bad);
+        let listed = [("host", "x"), ("transfer-encoding", "chunked, Chunked")];
+        assert_eq!(http11("POST", &listed), bad);
+        assert_eq!(http11("CONNECT", &[("host", "x")]), Some(NodeRefusal::Drop));
+        assert_eq!(
+            http11("GET", &[("host", "x"), ("expect", "foo")]),
+            Some(NodeRefusal::ExpectationFailed)
+        );
+    }
+
+    #[test]
+    fn counts_the_head_as_node_does() {
+        // "/v1/invoke" (10) + "host" "x" (5) + "x-a" (3) + the value.
+        let value = |n: usize| "a".repeat(n);
+        let fits = value(MAX_HEAD_BYTES - 19);
+        assert_eq!(http11("GET", &[("host", "x"), ("x-a", &fits)]), None);
+        let over = value(MAX_HEAD_BYTES - 18);
+        assert_eq!(
+            http11("GET", &[("host", "x"), ("x-a", &over)]),
+            Some(NodeRefusal::HeadTooLarge)
+        );
+    }
+}
