@@ -333,6 +333,21 @@ test("listen() on a taken port or an unknown host rejects with Node's own error"
     assert.deepEqual(fields(ours), fields(await nodeError(busyPort, host)), host);
     await supervisor.close();
   }
+  // A port Node refuses: its RangeError, never a port wrapped or cut to fit.
+  for (const bad of [18082.9, 2 ** 32 + 18081, 1e20, -1, 70000, Number.NaN, '']) {
+    const supervisor = createPackServiceSupervisor({ command: [process.execPath, bin], moduleRoot: dir, env: async () => ({}), host: '127.0.0.1', port: bad });
+    const ours = await supervisor.listen().then(() => assert.fail(`listen() resolved for ${bad}`), (e) => e);
+    const nodes = (() => {
+      try {
+        createServer().listen(bad, '127.0.0.1');
+      } catch (e) {
+        return e;
+      }
+      return assert.fail(`Node took ${bad}`);
+    })();
+    assert.deepEqual([ours.name, ours.code, ours.message], [nodes.name, nodes.code, nodes.message], String(bad));
+    await supervisor.close();
+  }
 });
 
 test('command() is asked before every start and cwd is the child\'s; an env() that rejects fails its start', async (t) => {

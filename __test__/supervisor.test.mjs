@@ -57,6 +57,7 @@ test('the front forwards to the serving child; a swap keeps the URL and finishes
   try {
     const front = await sup.listen();
     assert.deepEqual(await sup.listen(), front, 'listen is idempotent');
+    assert.notEqual(await sup.listen(), front, 'each listen() gives its own object, as in TypeScript');
     const call = frontClient(front, sup.token);
     assert.equal((await call.get('/healthz')).status, 200);
     const none = await call.get('/readyz');

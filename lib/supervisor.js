@@ -5,6 +5,7 @@
 // `env()`, read at every start, and the `onLog` / `onEvent` callbacks.
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import { native } from './native.js';
 import { PACK_SERVICE_DRAIN_MS } from './pack-service.js';
@@ -40,6 +41,21 @@ function restarts(value) {
   return Math.min(Math.ceil(count(value, 'options.maxRestarts', 3)), 2 ** 32 - 1);
 }
 
+/**
+ * The port as Node's `server.listen` takes it (a whole number from 0 to 65535, or such a number
+ * as a string; none is 0), or the RangeError Node throws for one it refuses, which is how the
+ * TypeScript front's `listen()` rejects.
+ */
+function listenPort(port) {
+  if (port === undefined || port === null) return 0;
+  const number = typeof port === 'number' || (typeof port === 'string' && port.trim() !== '') ? Number(port) : Number.NaN;
+  if (number === number >>> 0 && number <= 0xffff) return number;
+  const shown = typeof port === 'number' || typeof port === 'string' ? `type ${typeof port} (${inspect(port)})` : inspect(port);
+  const error = new RangeError(`options.port should be >= 0 and < 65536. Received ${shown}.`);
+  error.code = 'ERR_SOCKET_BAD_PORT';
+  throw error;
+}
+
 function checkCommand(command) {
   if (!Array.isArray(command) || command.length === 0 || command.some((a) => typeof a !== 'string') || command[0] === '') {
     throw invalidArgument('options.command must be a non-empty list of strings: the program, then its arguments');
@@ -67,7 +83,6 @@ export function createPackServiceSupervisor(options) {
   }
   const token = options.token ?? randomBytes(24).toString('base64url');
   const host = options.host ?? DEFAULT_HOST;
-  const port = count(options.port, 'options.port', 0);
   const onLog = options.onLog;
   const onEvent = options.onEvent;
 
@@ -168,8 +183,8 @@ export function createPackServiceSupervisor(options) {
     token,
     relay,
     async listen() {
-      if (front !== undefined) return front;
-      const bound = await supervisor.listen(host, port);
+      if (front !== undefined) return { ...front };
+      const bound = await supervisor.listen(host, listenPort(options.port));
       if (bound.error !== undefined) {
         // Node's error, as the TypeScript front's server.listen rejects: code EADDRINUSE, …
         const { code, errno, syscall, address, port: tried, message } = bound.error;
@@ -181,7 +196,7 @@ export function createPackServiceSupervisor(options) {
       }
       holdProcess();
       front = { url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`, port: bound.port };
-      return front;
+      return { ...front };
     },
     async start(indexPath) {
       // Closing answers before any argument is looked at, as in TypeScript.
