@@ -58,6 +58,21 @@ struct JsRunner {
 }
 
 impl JsRunner {
+    /// A call's id, with its settle slot. Ids wrap after 2^32 calls: one still held (a
+    /// handler that ignored its abort) or 0 (the warm-up's) is passed over.
+    fn register(&self, settle: oneshot::Sender<Settled>) -> u32 {
+        let Ok(mut pending) = self.pending.lock() else {
+            return self.next_id.fetch_add(1, Ordering::Relaxed);
+        };
+        loop {
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            if id != 0 && !pending.contains_key(&id) {
+                pending.insert(id, settle);
+                return id;
+            }
+        }
+    }
+
     fn functions(&self) -> Option<Arc<JsFunctions>> {
         self.functions.lock().ok().and_then(|f| f.clone())
     }
@@ -103,12 +118,9 @@ impl Runner for Arc<JsRunner> {
                 input,
                 ..
             } = call;
-            let id = runner.next_id.fetch_add(1, Ordering::Relaxed);
             let word = target.word();
             let (settle, settled) = oneshot::channel();
-            if let Ok(mut pending) = runner.pending.lock() {
-                pending.insert(id, settle);
-            }
+            let id = runner.register(settle);
             let _slot = PendingSlot {
                 runner: &runner,
                 id,
@@ -683,5 +695,27 @@ impl NativePackService {
             }
         }
         self.runner.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_ids_wrap_past_the_ones_still_held_and_the_warm_up() {
+        let runner = JsRunner {
+            functions: Mutex::new(None),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU32::new(u32::MAX - 1),
+        };
+        let held = |runner: &JsRunner| runner.register(oneshot::channel().0);
+        assert_eq!(held(&runner), u32::MAX - 1);
+        // u32::MAX is free; then 0 (the warm-up's) is passed over, and 1 is still held.
+        assert_eq!(held(&runner), u32::MAX);
+        if let Ok(mut pending) = runner.pending.lock() {
+            pending.insert(1, oneshot::channel().0);
+        }
+        assert_eq!(held(&runner), 2);
     }
 }
