@@ -1,6 +1,7 @@
 // Hostile input never crashes the service or loses an accepted call: every case gets the
 // protocol's answer, and the service answers normally afterwards.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createPackService } from '../lib/pack-service.js';
@@ -326,4 +327,32 @@ test("requests Node's HTTP server refuses before any handler runs are refused al
     server.close();
     await service.stop(100);
   }
+});
+
+test('out of file descriptors, the accept loop waits instead of spinning, then serves again', { skip: process.platform !== 'linux' }, async () => {
+  const script = `
+    import { connect } from 'node:net';
+    import { createPackService } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
+    const service = createPackService({ index: { v: 1, packId: 'p', packVersion: '1', artifactVersion: 'a', tools: [], guardrails: [], agents: [], flows: [] }, resolveModule: (p) => p, token: 't', env: {} });
+    const port = await service.listen(0, '127.0.0.1');
+    const sockets = [];
+    for (let i = 0; i < 150; i += 1) sockets.push(connect(port, '127.0.0.1').on('error', () => {}));
+    await new Promise((r) => setTimeout(r, 500));
+    const before = process.cpuUsage();
+    await new Promise((r) => setTimeout(r, 1000));
+    const used = process.cpuUsage(before);
+    for (const socket of sockets) socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const probe = await fetch('http://127.0.0.1:' + port + '/healthz');
+    process.stdout.write(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, status: probe.status }));
+    await service.stop(100);
+  `;
+  const child = spawn('sh', ['-c', 'ulimit -n 100 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  assert.equal(await new Promise((r) => child.on('exit', r)), 0);
+  const { cpuMs, status } = JSON.parse(out);
+  // A loop accepting again at once burns the whole second and more (about 1,200 ms of CPU here).
+  assert.ok(cpuMs < 500, `${cpuMs} ms of CPU in a second with the descriptors used up`);
+  assert.equal(status, 200);
 });

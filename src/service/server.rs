@@ -50,6 +50,18 @@ impl Default for ReadLimits {
         }
     }
 }
+/// How long the accept loop waits after an accept that failed for want of resources.
+const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
+
+/// Whether an accept failed because of its peer (it reset first) rather than this process.
+fn is_peers(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionReset, Interrupted};
+    matches!(
+        error.kind(),
+        ConnectionAborted | ConnectionReset | Interrupted
+    )
+}
+
 /// After drain, how long open connections get to finish writing before they are closed.
 const CLOSE_MARGIN: Duration = Duration::from_millis(250);
 
@@ -168,10 +180,8 @@ async fn accept_loop<H: Handler>(
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
-                // A failed accept (the peer reset first, out of descriptors) ends that
-                // connection only.
-                if let Ok((stream, _)) = accepted {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
                     // Answers are small and written whole: don't let Nagle hold them back.
                     let _ = stream.set_nodelay(true);
                     connections.spawn(connection(
@@ -181,7 +191,15 @@ async fn accept_loop<H: Handler>(
                         header_limit,
                     ));
                 }
-            }
+                // A peer that reset before it was accepted ends that connection only.
+                Err(e) if is_peers(&e) => {}
+                // Out of descriptors or memory: accepting again at once would fail again at
+                // once, a core spinning until something closes. Pending connections wait.
+                Err(_) => tokio::select! {
+                    () = tokio::time::sleep(ACCEPT_PAUSE) => {}
+                    _ = shutdown.changed() => break,
+                },
+            },
             _ = shutdown.changed() => break,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
