@@ -222,6 +222,23 @@ test('the concurrency cap, missing env and tenant pinning answer before any hand
   }
 });
 
+test('a call naming no version runs its id\'s only entry, even one whose id@version key a later entry took', async () => {
+  const any = { type: 'object' };
+  const run = await started({
+    index: { ...fixtureIndex, tools: [{ id: 'a@1', modulePath: 'at.mjs', input: any, output: any }, { id: 'a', version: '1', modulePath: 'a1.mjs', input: any, output: any }] },
+    importModule: async (path) => ({ default: () => ({ from: path }) }),
+    resolveModule: (p) => p,
+  });
+  try {
+    const output = async (ref) => JSON.parse((await run.invoke(JSON.stringify({ v: 2, kind: 'invoke', tool: ref, input: {}, ctx: { tenantId: 't', runId: 'r' } }))).text).output;
+    assert.deepEqual(await output({ id: 'a@1' }), { from: 'at.mjs' });
+    assert.deepEqual(await output({ id: 'a' }), { from: 'a1.mjs' });
+    assert.deepEqual(await output({ id: 'a', version: '1' }), { from: 'a1.mjs' });
+  } finally {
+    await run.service.stop(100);
+  }
+});
+
 test('a process exits within a second of stop(), even with a handler that never settles', async () => {
   const script = `
     import { createPackService } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};

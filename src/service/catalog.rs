@@ -50,8 +50,10 @@ pub struct Catalog {
     /// the last entry wins.
     tools: Vec<Arc<Tool>>,
     tool_keys: HashMap<String, usize>,
-    /// Every entry per id, in index order, repeats included (for the version messages).
-    versions: HashMap<String, Vec<Option<String>>>,
+    /// Every entry per id, in index order, repeats included: a call naming no version runs
+    /// its id's only entry itself, even one whose key a later entry took (`a@1` beside `a`
+    /// version `1`), as in TypeScript.
+    versions: HashMap<String, Vec<Arc<Tool>>>,
     /// Distinct check ids in first-insertion order, last entry winning.
     checks: Vec<Arc<Check>>,
     check_keys: HashMap<String, usize>,
@@ -193,16 +195,17 @@ impl Catalog {
     }
 
     fn add_tool(&mut self, tool: Tool) {
+        let tool = Arc::new(tool);
         self.versions
             .entry(tool.id.clone())
             .or_default()
-            .push(tool.version.clone());
+            .push(Arc::clone(&tool));
         let key = tool_key(&tool.id, tool.version.as_deref());
         match self.tool_keys.get(&key) {
-            Some(&at) => self.tools[at] = Arc::new(tool),
+            Some(&at) => self.tools[at] = tool,
             None => {
                 self.tool_keys.insert(key, self.tools.len());
-                self.tools.push(Arc::new(tool));
+                self.tools.push(tool);
             }
         }
     }
@@ -245,19 +248,20 @@ impl Catalog {
                 format!("This pack has no tool \"{id}\""),
             ));
         };
-        let found = match version {
-            None if versions.len() == 1 => {
-                self.tool_keys.get(&tool_key(id, versions[0].as_deref()))
-            }
-            None => None,
-            Some(v) => self.tool_keys.get(&tool_key(id, Some(v))),
+        let found = match (version, versions.as_slice()) {
+            (None, [only]) => Some(only),
+            (None, _) => None,
+            (Some(v), _) => self
+                .tool_keys
+                .get(&tool_key(id, Some(v)))
+                .and_then(|&at| self.tools.get(at)),
         };
-        if let Some(&at) = found {
-            return Ok(&self.tools[at]);
+        if let Some(tool) = found {
+            return Ok(tool);
         }
         let have = versions
             .iter()
-            .map(|v| v.as_deref().unwrap_or("unversioned"))
+            .map(|tool| tool.version.as_deref().unwrap_or("unversioned"))
             .collect::<Vec<_>>()
             .join(", ");
         let message = match version {
@@ -404,6 +408,22 @@ mod tests {
         // Duplicate keys keep their first position.
         let ids: Vec<_> = c.tools().iter().map(|t| &*t.module_path).collect();
         assert_eq!(ids, ["a1b.mjs", "a2.mjs", "b.mjs"]);
+    }
+
+    #[test]
+    fn an_id_with_its_only_entry_runs_that_entry_even_when_its_key_was_taken() {
+        let c = catalog(
+            json!([
+                {"id": "a@1", "modulePath": "at.mjs"},
+                {"id": "a", "modulePath": "a1.mjs", "version": "1"}
+            ]),
+            json!([]),
+        );
+        let module = |id, version| c.find_tool(id, version).map(|t| t.module_path.clone());
+        assert_eq!(module("a@1", None), Ok("at.mjs".to_owned()));
+        assert_eq!(module("a", None), Ok("a1.mjs".to_owned()));
+        // Named by key, the later entry wins, as TypeScript's map of keys has it.
+        assert_eq!(module("a", Some("1")), Ok("a1.mjs".to_owned()));
     }
 
     #[test]
