@@ -1559,3 +1559,14 @@ test('compileSchema: a schema object compiled twice gives the same answers', () 
     issues: ajvIssues(schema, 'input', { n: 'x' }),
   });
 });
+
+test('a schema edited in place is compiled again, as TypeScript keys validators by schema text', async () => {
+  const schema = { type: 'string' };
+  assert.equal(compileSchema(schema, 'input').validate('x').valid, true);
+  schema.type = 'number';
+  assert.equal(compileSchema(schema, 'input').validate('x').valid, false);
+  const options = { tool: { id: 't', modulePath: 'm', inputSchema: schema, outputSchema: {} }, input: 'x', ctx: {}, importHandler: async () => () => 1 };
+  assert.equal((await runHandler(options)).error?.code, 'input-validation-failed');
+  schema.type = 'string';
+  assert.deepStrictEqual(await runHandler(options), { kind: 'ok', value: 1 });
+});

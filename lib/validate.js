@@ -3,8 +3,12 @@
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
 
-/** Validators by schema object, per side: the same object is never serialized twice. */
-const bySchema = { input: new WeakMap(), output: new WeakMap() };
+/**
+ * Validators by side and schema text, as TypeScript keys them: a schema edited in place is a
+ * new key, so a hot reload takes effect. The oldest goes past 512.
+ */
+const byText = new Map();
+const MAX_CACHED = 512;
 
 /** The key of a marker (see src/validate/js.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';
@@ -184,19 +188,18 @@ export function compileSchema(schema, side) {
   if (side !== 'input' && side !== 'output') {
     throw invalidArgument(`side must be 'input' or 'output', not ${JSON.stringify(side) ?? describe(side)}`);
   }
-  const cacheable = schema !== null && typeof schema === 'object';
-  if (cacheable) {
-    const cached = bySchema[side].get(schema);
-    if (cached !== undefined) return cached;
-  }
   // What JSON has no text for is refused as Ajv refuses any schema that is not an object or a
   // boolean (`null` and numbers reach the native compiler, which says the same).
   if (['undefined', 'function', 'symbol', 'bigint'].includes(typeof schema)) {
     throw nativeError('schema-compile-failed', 'schema must be object or boolean');
   }
+  const text = jsonText(schema, 'The schema');
+  const key = `${side}:${text}`;
+  const cached = byText.get(key);
+  if (cached !== undefined) return cached;
   let compiled;
   try {
-    compiled = native.compileSchemaJson(jsonText(schema, 'The schema'), side);
+    compiled = native.compileSchemaJson(text, side);
   } catch (error) {
     if (error?.code !== 'schema-compile-failed') throw error;
     const newline = error.message.indexOf('\n');
@@ -205,6 +208,7 @@ export function compileSchema(schema, side) {
     throw failure;
   }
   const validator = new Validator(compiled, side);
-  if (cacheable) bySchema[side].set(schema, validator);
+  if (byText.size >= MAX_CACHED) byText.delete(byText.keys().next().value);
+  byText.set(key, validator);
   return validator;
 }
