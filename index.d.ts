@@ -4,7 +4,24 @@
 
 export * from './lib/protocol.js';
 export * from './lib/pack-env.js';
-export * from './lib/kindgi-index.js';
+// `readBundleMap` stays on the ./kindgi-index subpath only, as in TypeScript.
+export {
+  MAX_JSON_DEPTH,
+  INDEX_ENVELOPE_VERSION,
+  KERNEL_PAYLOAD_VERSION,
+  IndexEnvelopeVersion,
+  PrimitiveKind,
+  IndexedTool,
+  IndexedGuardrail,
+  IndexedAgent,
+  IndexedFlow,
+  Index,
+  canonicalJson,
+  WriteIndexOptions,
+  WriteIndexResult,
+  writeIndex,
+  indexHash,
+} from './lib/kindgi-index.js';
 export * from './lib/validate.js';
 export {
   runHandler,

@@ -129,6 +129,9 @@ test('./kindgi-index resolves by name and exports the index writer', async () =>
     assert.strictEqual(kindgiIndex[name], rootByPath[name], `${name} is the root's`);
   }
   assert.equal(kindgiIndex.canonicalJson({ b: 1, a: [true, null] }), '{\n  "a": [\n    true,\n    null\n  ],\n  "b": 1\n}\n');
+  // As in TypeScript, readBundleMap is this subpath's alone.
+  assert.equal(typeof kindgiIndex.readBundleMap, 'function');
+  assert.equal('readBundleMap' in (await import(PACKAGE)), false);
 });
 
 test('./pack-service resolves by name and exports PACK_SERVICE_DRAIN_MS', async () => {
