@@ -195,6 +195,15 @@ test('the concurrency cap, missing env and tenant pinning answer before any hand
   for (const bad of [-1, Number.NaN, '4', null]) {
     assert.throws(() => createPackService({ index: fixtureIndex, resolveModule: (p) => p, token: TOKEN, maxConcurrency: bad }), { code: 'invalid-argument' });
   }
+  // Other options of the wrong type: invalid-argument naming the option, not napi's words.
+  for (const [name, bad, message] of [
+    ['envCheck', 'loose', `options.envCheck must be 'strict' or 'warn', not "loose"`],
+    ['envCheck', 5, `options.envCheck must be 'strict' or 'warn', not a number`],
+    ['tenantId', 5, 'options.tenantId must be a string, not a number'],
+    ['indexHash', {}, 'options.indexHash must be a string, not an object'],
+  ]) {
+    assert.throws(() => createPackService({ index: fixtureIndex, resolveModule: (p) => p, token: TOKEN, [name]: bad }), { code: 'invalid-argument', message });
+  }
 
   const index = { ...fixtureIndex, env: { required: ['NEEDED'] } };
   const missing = await started({ index });

@@ -31,7 +31,8 @@ test('SUP 126-127: pack records take their event as kind, other records are reco
   for (const line of ['{"kind":"mine"}', ' {"kind":"listening"}', '[1]', '{broken', 'hello', '', '{"time":1,"level":"info","subsystem":"pack","message":"m"}']) {
     assert.equal(serviceEvent(line), undefined, line);
   }
-  assert.equal(serviceEvent(undefined), undefined);
+  // Not a line at all: TypeScript throws (line.startsWith is not a function); so do we.
+  for (const bad of [undefined, 5, null]) assert.throws(() => serviceEvent(bad), { code: 'invalid-argument' });
   // Read as JSON.parse reads it: a lone surrogate (a ctx.log field cut mid-pair) stays one.
   const cut = serviceEvent(record({ subsystem: 'pack.tool', text: 'a\ud800', '\udc00': 1 }));
   assert.deepEqual([cut.kind, cut.text, cut['\udc00']], ['record', 'a\ud800', 1]);

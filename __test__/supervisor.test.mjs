@@ -155,6 +155,9 @@ test('the relay without HTTP: answer, unavailable and cancelled', async () => {
     assert.equal(answer.kind, 'answer');
     assert.equal(answer.status, 200);
     assert.equal(answer.headers['kindgi-artifact-version'], '20260101.1');
+    // Values of other types are taken as the TypeScript relay's fetch takes them.
+    const loose = await sup.relay.forward({ route: 'invoke', body: Buffer.from(body), timeoutMs: '5000', runId: 7 });
+    assert.deepEqual([loose.kind, loose.status, loose.body], ['answer', 200, answer.body]);
     const controller = new AbortController();
     const slow = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.sleep' }, input: { ms: 5000 }, ctx: { tenantId: 't', runId: 'r' } });
     const pending = sup.relay.forward({ route: 'invoke', body: slow, signal: controller.signal });
@@ -287,6 +290,8 @@ test('bad options throw invalid-argument with a clear message', () => {
   refused({ command: [''] }, /options\.command/);
   refused({ moduleRoot: join(tmpdir(), 'no-such-folder-kindgi') }, /is not a folder/);
   refused({ env: undefined }, /options\.env/);
+  refused({ host: 5 }, /^options\.host must be a string, not a number$/);
+  refused({ cwd: {} }, /^options\.cwd must be a string, not an object$/);
   assert.equal(createPackServiceSupervisor({ ...base, token: 'A'.repeat(32) }).token, 'A'.repeat(32));
   assert.match(createPackServiceSupervisor(base).token, /^[A-Za-z0-9_-]{32}$/);
 });

@@ -273,6 +273,15 @@ export function createPackService(options) {
   if (typeof options.token !== 'string') {
     throw invalidArgument(`options.token must be a string, not ${describe(options.token)}`);
   }
+  if (options.envCheck !== undefined && options.envCheck !== 'strict' && options.envCheck !== 'warn') {
+    const shown = typeof options.envCheck === 'string' ? JSON.stringify(options.envCheck) : describe(options.envCheck);
+    throw invalidArgument(`options.envCheck must be 'strict' or 'warn', not ${shown}`);
+  }
+  for (const name of ['tenantId', 'indexHash']) {
+    if (options[name] !== undefined && typeof options[name] !== 'string') {
+      throw invalidArgument(`options.${name} must be a string, not ${describe(options[name])}`);
+    }
+  }
   const logger = options.logger ?? noop;
   const log = options.log ?? noopLogger;
   // A logger from packServiceLogs is written by Rust, call records included; any other logger

@@ -16,7 +16,8 @@ import { PACK_SERVICE_DRAIN_MS } from './pack-service.js';
  * keeps its kind), or `undefined` for the pack's own output.
  */
 export function serviceEvent(line) {
-  if (typeof line !== 'string') return undefined;
+  // TypeScript throws too (a TypeError from line.startsWith).
+  if (typeof line !== 'string') throw invalidArgument(`line must be a string, not ${describe(line)}`);
   const json = native.serviceEventJson(line);
   return json === null ? undefined : JSON.parse(json);
 }
@@ -56,6 +57,14 @@ function listenPort(port) {
   throw error;
 }
 
+/** A relay call's body as text: a string as is, bytes as UTF-8, anything else by `String()`. */
+function bodyText(body) {
+  if (typeof body === 'string') return body;
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');
+  return String(body);
+}
+
 function checkCommand(command) {
   if (!Array.isArray(command) || command.length === 0 || command.some((a) => typeof a !== 'string') || command[0] === '') {
     throw invalidArgument('options.command must be a non-empty list of strings: the program, then its arguments');
@@ -80,6 +89,11 @@ export function createPackServiceSupervisor(options) {
   }
   if (options.token !== undefined && (typeof options.token !== 'string' || !TOKEN_RULE.test(options.token))) {
     throw invalidArgument('A pack service token is at least 32 URL-safe base64 characters.');
+  }
+  for (const name of ['host', 'cwd']) {
+    if (options[name] !== undefined && typeof options[name] !== 'string') {
+      throw invalidArgument(`options.${name} must be a string, not ${describe(options[name])}`);
+    }
   }
   const token = options.token ?? randomBytes(24).toString('base64url');
   const host = options.host ?? DEFAULT_HOST;
@@ -146,13 +160,15 @@ export function createPackServiceSupervisor(options) {
         const out = await supervisor.forward(
           {
             route: call?.route === 'info' ? 'info' : 'invoke',
-            ...(call?.body !== undefined && { body: call.body }),
-            ...(call?.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
-            ...(call?.runId !== undefined && { runId: call.runId }),
-            ...(call?.requestId !== undefined && { requestId: call.requestId }),
-            ...(call?.protocol !== undefined && { protocol: call.protocol }),
-            ...(call?.traceparent !== undefined && { traceparent: call.traceparent }),
-            ...(call?.tenantId !== undefined && { tenantId: call.tenantId }),
+            // Taken as the TypeScript relay's fetch takes them: strings by `String()`, the
+            // deadline by `Number()` of its text, bytes as UTF-8 text.
+            ...(call?.body !== undefined && { body: bodyText(call.body) }),
+            ...(call?.timeoutMs !== undefined && { timeoutMs: Number(call.timeoutMs) }),
+            ...(call?.runId !== undefined && { runId: String(call.runId) }),
+            ...(call?.requestId !== undefined && { requestId: String(call.requestId) }),
+            ...(call?.protocol !== undefined && { protocol: String(call.protocol) }),
+            ...(call?.traceparent !== undefined && { traceparent: String(call.traceparent) }),
+            ...(call?.tenantId !== undefined && { tenantId: String(call.tenantId) }),
           },
           ticket,
         );
