@@ -248,6 +248,15 @@ test('a call naming no version runs its id\'s only entry, even one whose id@vers
   }
 });
 
+/** Runs an ES module script in its own process: its exit code, its stdout, and when it exited. */
+async function runScript(script) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  return { code, out, exitedAt: Date.now() };
+}
+
 test('a process exits within a second of stop(), even with a handler that never settles', async () => {
   const script = `
     import { createPackService } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
@@ -264,11 +273,7 @@ test('a process exits within a second of stop(), even with a handler that never 
     await service.stop(100);
     process.stdout.write(String(Date.now()));
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const code = await new Promise((r) => child.on('exit', r));
-  const exitedAt = Date.now();
+  const { code, out, exitedAt } = await runScript(script);
   assert.equal(code, 0);
   assert.ok(exitedAt - Number(out) < 1000, `exited ${exitedAt - Number(out)} ms after stop()`);
 });
@@ -296,11 +301,7 @@ test('a service that never listens holds no process: served through handle, or n
     await service.stop(null);
     process.stdout.write(JSON.stringify({ text, at: Date.now() }));
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const code = await new Promise((r) => child.on('exit', r));
-  const exitedAt = Date.now();
+  const { code, out, exitedAt } = await runScript(script);
   assert.equal(code, 0);
   const { text, at } = JSON.parse(out);
   assert.equal(text, '{"v":2,"kind":"result","output":{"a":1}}');
