@@ -61,6 +61,8 @@ impl JsRunner {
     /// A call's id, with its settle slot. Ids wrap after 2^32 calls: one still held (a
     /// handler that ignored its abort) or 0 (the warm-up's) is passed over.
     fn register(&self, settle: oneshot::Sender<Settled>) -> u32 {
+        // A poisoned lock (a panic elsewhere): the call cannot be settled and ends by its
+        // deadline.
         let Ok(mut pending) = self.pending.lock() else {
             return self.next_id.fetch_add(1, Ordering::Relaxed);
         };

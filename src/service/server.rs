@@ -50,6 +50,7 @@ impl Default for ReadLimits {
         }
     }
 }
+
 /// How long the accept loop waits after an accept that failed for want of resources.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
 
@@ -224,7 +225,7 @@ async fn connection<H: Handler>(
         let keeps_alive = keeps_alive(&req);
         async move {
             let mut response = match node_refusal(&req) {
-                Some(refusal) => refused(refusal, req)?.await,
+                Some(refusal) => refused(refusal, req).await?,
                 None => tokio::select! {
                     // An answer ready at once (probes, refusals) goes out even to a caller
                     // already gone, as Node writes it.
@@ -280,24 +281,20 @@ impl std::fmt::Display for Unanswered {
 impl std::error::Error for Unanswered {}
 
 /// Node's answer to a request it refuses before any handler runs.
-fn refused(
+async fn refused(
     refusal: NodeRefusal,
     req: Request<Incoming>,
-) -> Result<impl std::future::Future<Output = Response<Full<Bytes>>>, Unanswered> {
-    let status = match refusal {
-        NodeRefusal::BadRequest => StatusCode::BAD_REQUEST,
-        NodeRefusal::HeadTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-        NodeRefusal::ExpectationFailed => StatusCode::EXPECTATION_FAILED,
-        NodeRefusal::Drop => return Err(Unanswered("CONNECT is not served")),
-    };
-    Ok(async move {
-        if refusal == NodeRefusal::ExpectationFailed {
+) -> Result<Response<Full<Bytes>>, Unanswered> {
+    Ok(match refusal {
+        NodeRefusal::BadRequest => closing(StatusCode::BAD_REQUEST),
+        NodeRefusal::HeadTooLarge => closing(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE),
+        // The connection is kept, and with it the body to read.
+        NodeRefusal::ExpectationFailed => {
             let mut response = Response::new(Full::new(Bytes::new()));
-            *response.status_mut() = status;
+            *response.status_mut() = StatusCode::EXPECTATION_FAILED;
             answer_unread(req.into_body(), response, BODY_WITHIN).await
-        } else {
-            closing(status)
         }
+        NodeRefusal::Drop => return Err(Unanswered("CONNECT is not served")),
     })
 }
 

@@ -128,7 +128,8 @@ impl Front {
             traceparent: non_empty("traceparent"),
             tenant_id: non_empty("kindgi-tenant-id"),
         };
-        let body = if route == RelayRoute::Invoke {
+        // An invoke's body is read and forwarded; an info request's is read after the answer.
+        let unread = if route == RelayRoute::Invoke {
             let reading = read_body(body, self.max_body_bytes);
             match tokio::time::timeout(BODY_WITHIN, reading).await {
                 Ok(Ok(Some(body))) => call.body = Some(utf8_text(&body).into_owned()),
@@ -151,7 +152,7 @@ impl Front {
             RelayOutcome::Unavailable(reason) => reply_response(Reply::error(503, &reason)),
             RelayOutcome::Failed(reason) => reply_response(Reply::error(502, &reason)),
         };
-        match body {
+        match unread {
             Some(body) => answer_unread(body, response, BODY_WITHIN).await,
             None => response,
         }
