@@ -4,7 +4,7 @@
 // the front after stop() and close(). These are the scenarios of the TypeScript supervisor's
 // own suite, checked against this one.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -430,4 +430,78 @@ test('once closing, start() answers that it is closing, whatever it is given', a
   for (const indexPath of ['', 42, 'index.json']) {
     assert.deepEqual(await run.supervisor.start(indexPath), { kind: 'err', error: { problems: ['The pack service is closing'] } });
   }
+});
+
+/** A child that listens, then writes `lines` to stdout as fast as it can and, once the last is in the pipe, creates `marker`; then waits. */
+function floodingChild(dir, lines, marker) {
+  const script = join(dir, 'flood.mjs');
+  writeFileSync(
+    script,
+    `import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+const server = createServer((req, res) => res.end('{}')).listen(0, '127.0.0.1', () => {
+  process.stderr.write(JSON.stringify({ kind: 'listening', port: server.address().port }) + '\\n');
+  for (let i = 0; i < ${lines} - 1; i += 1) process.stdout.write('line ' + i + '\\n');
+  process.stdout.write('last\\n', () => writeFileSync(${JSON.stringify(marker)}, 'written'));
+});
+`,
+  );
+  return [process.execPath, script];
+}
+
+test('a child writing faster than onLog takes its lines waits for it, as with readline', async (t) => {
+  const dir = packFolder('kindgi-sup-flood-');
+  const marker = join(dir, 'written');
+  const lines = 50_000;
+  let seen = 0;
+  let seenWhenWritten;
+  const run = await supervise(t, dir, {}, {
+    command: floodingChild(dir, lines, marker),
+    onLog: () => {
+      seen += 1;
+      if (seenWhenWritten === undefined && seen % 100 === 0 && existsSync(marker)) seenWhenWritten = seen;
+      const until = performance.now() + 0.02;
+      while (performance.now() < until);
+    },
+  });
+  assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
+  await until(() => seen === lines, 'every line');
+  // The child's last line reached the pipe only once onLog had taken all but what the pipe, the
+  // reader and the bounded backlog hold (a few thousand lines); unbounded, it is there at once.
+  assert.ok(seenWhenWritten !== undefined && seenWhenWritten > lines - 15_000, `onLog had ${seenWhenWritten} of ${lines} lines when the last was written`);
+});
+
+test('a line longer than 64 MiB reaches onLog cut to 64 MiB, and the process goes on', async (t) => {
+  const dir = packFolder('kindgi-sup-longline-');
+  const script = join(dir, 'long.mjs');
+  writeFileSync(
+    script,
+    `import { createServer } from 'node:http';
+const server = createServer((req, res) => res.end('{}')).listen(0, '127.0.0.1', () => {
+  process.stderr.write(JSON.stringify({ kind: 'listening', port: server.address().port }) + '\\n');
+  process.stdout.write(Buffer.alloc(70 * 1024 * 1024, 1));
+  process.stdout.write('\\nafter\\n');
+});
+`,
+  );
+  const got = [];
+  const run = await supervise(t, dir, {}, { command: [process.execPath, script], onLog: (line) => got.push(line === 'after' ? line : line.length) });
+  assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
+  await until(() => got.length === 2, 'both lines');
+  assert.deepEqual(got, [64 * 1024 * 1024, 'after']);
+});
+
+test("stop() while the owner's start() boots: that child never serves", async (t) => {
+  const dir = packFolder('kindgi-sup-stop-boot-');
+  // A module that takes a while to load holds the child's boot (prewarm imports it).
+  const index = writeLocalPack(dir, { 'slow.mjs': 'await new Promise((r) => setTimeout(r, 400));\nexport default () => ({});\n' });
+  const run = await supervise(t, dir);
+  const starting = run.supervisor.start(index);
+  // Early or late in the boot, the stop comes after the start began.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await run.supervisor.stop();
+  assert.deepEqual(await starting, { kind: 'err', error: { problems: ['The pack service was stopped while it booted'] } });
+  assert.equal(run.supervisor.relay.serving(), false);
+  assert.equal((await fetch(`${run.url}/readyz`)).status, 503);
+  assert.equal(run.events.some((e) => e.kind === 'started'), false);
 });

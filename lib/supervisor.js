@@ -123,11 +123,12 @@ export function createPackServiceSupervisor(options) {
     };
   }
 
-  function heard(json) {
+  // An output line comes as one letter for its stream and the line; an event as JSON.
+  function heard(text) {
     try {
-      const event = JSON.parse(json);
-      if (event.kind === 'output') onLog?.(event.line, event.stream);
-      else onEvent?.(event);
+      if (text[0] === 'o') onLog?.(text.slice(1), 'stdout');
+      else if (text[0] === 'e') onLog?.(text.slice(1), 'stderr');
+      else onEvent?.(JSON.parse(text));
     } catch {
       // A throwing callback must not take the process down.
     }

@@ -7,6 +7,7 @@ use crate::binding::pack_service::ListenOutcome;
 use crate::json::{has_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::service::listen::listen;
 use crate::service::server::{serve_handler, Served, HEADERS_WITHIN};
+use crate::supervisor::backlog::Backlog;
 use crate::supervisor::child::ChildSpec;
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
@@ -138,9 +139,10 @@ fn event_json(event: SupervisorEvent) -> String {
                 to_js_json(&json!({"kind": "log", "event": Value::Object(event), "line": line}));
             return restore_lone_surrogates_if(json, has_lone_surrogates(&line));
         }
-        // Not an event: a line for `onLog`.
+        // Not an event: a line for `onLog`, as it is after one letter for its stream (as JSON
+        // a line of control characters would be six times as long).
         SupervisorEvent::Output { line, stderr } => {
-            json!({"kind": "output", "line": line, "stream": if stderr { "stderr" } else { "stdout" }})
+            return format!("{}{line}", if stderr { 'e' } else { 'o' });
         }
     };
     to_js_json(&value)
@@ -205,9 +207,20 @@ pub fn create_native_supervisor(
         })
     });
     let events_js = Arc::clone(&js);
+    let backlog = Arc::new(Backlog::default());
+    let entering = Arc::clone(&backlog);
     let sink: EventSink = Arc::new(move |event| {
         if let Some(events) = events_js.events() {
-            events.call(event_json(event), ThreadsafeFunctionCallMode::NonBlocking);
+            // Left once JavaScript has run `heard` on it (or never will).
+            let delivery = entering.enter();
+            events.call_with_return_value(
+                event_json(event),
+                ThreadsafeFunctionCallMode::NonBlocking,
+                move |_, _| {
+                    drop(delivery);
+                    Ok(())
+                },
+            );
         }
     });
     let lifecycle = Lifecycle::new(
@@ -216,6 +229,7 @@ pub fn create_native_supervisor(
             stop_grace: millis(options.stop_grace_ms),
             max_restarts: options.max_restarts,
             restart_delay: millis(options.restart_delay_ms),
+            backlog,
         },
         launcher,
         sink,

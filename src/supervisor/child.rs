@@ -3,6 +3,7 @@
 //! and retired with SIGTERM, then SIGKILL after a grace.
 
 use crate::js::{js_string, uv_error};
+use crate::supervisor::backlog::Backlog;
 use crate::supervisor::lines::service_event;
 use crate::supervisor::spawner;
 use serde_json::{Map, Value};
@@ -118,6 +119,7 @@ pub async fn boot(
     spec: &ChildSpec,
     boot_timeout: Duration,
     lines: LineSink,
+    backlog: Arc<Backlog>,
     cancel: impl Future<Output = ()>,
 ) -> Result<Child, Vec<String>> {
     let mut command = Command::new(&spec.program);
@@ -144,7 +146,7 @@ pub async fn boot(
     let readers = [
         process.stdout.take().map(|out| {
             let lines = Arc::clone(&lines);
-            tokio::spawn(read_lines(out, move |line| {
+            tokio::spawn(read_lines(out, Arc::clone(&backlog), move |line| {
                 lines(ChildLine::Output {
                     line,
                     stderr: false,
@@ -153,7 +155,7 @@ pub async fn boot(
         }),
         process.stderr.take().map(|err| {
             let (lines, boot) = (Arc::clone(&lines), Arc::clone(&boot));
-            tokio::spawn(read_lines(err, move |line| {
+            tokio::spawn(read_lines(err, Arc::clone(&backlog), move |line| {
                 stderr_line(line, &boot, &lines)
             }))
         }),
@@ -252,14 +254,30 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
 /// ends at `\n`, `\r\n` or a lone `\r`, bytes that are not UTF-8 become U+FFFD, and the last
 /// line needs no ending. (Stopping at the first bad byte would leave the child's pipe unread:
 /// a `listening` line after it never seen, and a child that blocks once the pipe fills.)
-async fn read_lines(mut stream: impl AsyncRead + Unpin, mut on_line: impl FnMut(String)) {
+/// While JavaScript has [`BACKLOG_LIMIT`](crate::supervisor::backlog::BACKLOG_LIMIT) lines
+/// still to take, the pipe is left unread, so a child writing faster waits, as it would for
+/// TypeScript's `readline`.
+async fn read_lines(
+    mut stream: impl AsyncRead + Unpin,
+    backlog: Arc<Backlog>,
+    mut on_line: impl FnMut(String),
+) {
     let mut lines = LineSplitter::default();
     let mut buffer = [0u8; 8192];
-    while let Ok(read @ 1..) = stream.read(&mut buffer).await {
+    loop {
+        backlog.room().await;
+        let Ok(read @ 1..) = stream.read(&mut buffer).await else {
+            break;
+        };
         lines.push(&buffer[..read], Instant::now(), &mut on_line);
     }
     lines.finish(&mut on_line);
 }
+
+/// The longest line passed on, in bytes; the rest of a longer one is dropped. Every line crosses
+/// to JavaScript as a string, whose length V8 caps (about 512 Mi characters); this keeps a line,
+/// and a record with its line beside it, well under that.
+const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// How long after a read that ends with `\r` a `\n` opening the next read still belongs to
 /// it: readline's `crlfDelay`, whose default is 100 ms. Later, the `\n` ends an empty line.
@@ -287,7 +305,7 @@ impl LineSplitter {
             bytes = &bytes[1..];
         }
         while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&bytes[..end]);
+            self.keep(&bytes[..end]);
             on_line(String::from_utf8_lossy(&self.line).into_owned());
             self.line.clear();
             let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
@@ -296,7 +314,13 @@ impl LineSplitter {
             }
             bytes = &bytes[end + 1 + usize::from(crlf)..];
         }
-        self.line.extend_from_slice(bytes);
+        self.keep(bytes);
+    }
+
+    /// Adds to the line what fits under [`MAX_LINE`].
+    fn keep(&mut self, bytes: &[u8]) {
+        let room = MAX_LINE.saturating_sub(self.line.len());
+        self.line.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     fn finish(&mut self, on_line: &mut impl FnMut(String)) {
@@ -449,9 +473,15 @@ mod tests {
     /// Boots `script`, which must listen, and the lines it writes.
     async fn listening(script: &str) -> (Child, Arc<Mutex<Vec<ChildLine>>>) {
         let (sink, seen) = collect();
-        let child = boot(&shell(script), Duration::from_secs(10), sink, pending())
-            .await
-            .expect("it listens");
+        let child = boot(
+            &shell(script),
+            Duration::from_secs(10),
+            sink,
+            Arc::default(),
+            pending(),
+        )
+        .await
+        .expect("it listens");
         (child, seen)
     }
 
@@ -592,7 +622,11 @@ mod tests {
         let (sink, _) = collect();
         let problems = |spec: ChildSpec, timeout: Duration| {
             let sink = Arc::clone(&sink);
-            async move { boot(&spec, timeout, sink, pending()).await.err() }
+            async move {
+                boot(&spec, timeout, sink, Arc::default(), pending())
+                    .await
+                    .err()
+            }
         };
         let ten_s = Duration::from_secs(10);
         assert_eq!(
@@ -632,6 +666,7 @@ mod tests {
             &shell("echo $$; exec sleep 30"),
             Duration::from_secs(60),
             pid_sink,
+            Arc::default(),
             async {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             },

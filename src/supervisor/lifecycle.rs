@@ -5,6 +5,7 @@
 //! is given up on instead of restarted forever. The owner's own `start` (new code) that boots
 //! gives the next crash a fresh count; a restart's boot does not.
 
+use crate::supervisor::backlog::Backlog;
 use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink, CLOSING};
 use serde_json::{Map, Value};
@@ -60,12 +61,18 @@ pub struct LifecycleOptions {
     pub stop_grace: Duration,
     pub max_restarts: u32,
     pub restart_delay: Duration,
+    /// Where the child's lines wait for JavaScript (the binding's event sink enters each one).
+    pub backlog: Arc<Backlog>,
 }
 
 #[derive(Default)]
 struct State {
     serving: Option<(Arc<Child>, String)>,
     stopped: bool,
+    /// How many times `stop` ran: a start that saw fewer when it began never serves.
+    stops: u64,
+    /// How many starts the owner began: a restart begun before the latest never serves.
+    owner_starts: u64,
     /// When the restarts of the window happened.
     restarts: VecDeque<Instant>,
 }
@@ -87,8 +94,15 @@ pub struct Lifecycle {
     calls: Arc<CallsToChildren>,
 }
 
-/// Why a restart's child that booted does not serve: the owner stopped the supervisor meanwhile.
+/// Why a child that booted does not serve: the owner stopped the supervisor meanwhile.
 const STOPPED: &str = "The pack service was stopped while it booted";
+
+/// Why a restart's child that booted does not serve: the owner started new code meanwhile.
+const SUPERSEDED: &str = "The pack service was started anew while it booted";
+
+/// How long a start waits for JavaScript to take its `started` or `boot-failed` event before it
+/// resolves (so the event comes first, as in TypeScript), when JavaScript is slow to.
+const EVENT_BEFORE_ANSWER: Duration = Duration::from_secs(2);
 
 /// Counts one start in progress for as long as it lives.
 struct Starting<'a>(&'a watch::Sender<usize>);
@@ -168,11 +182,13 @@ impl Lifecycle {
                 // The owner's start undoes a stop; a restart never does.
                 if by_owner {
                     state.stopped = false;
+                    state.owner_starts += 1;
                 }
-                (!self.is_closing()).then(|| Starting::new(&self.starting))
+                let seen = (state.stops, state.owner_starts);
+                (!self.is_closing()).then(|| (Starting::new(&self.starting), seen))
             })
             .flatten();
-        let Some(_starting) = starting else {
+        let Some((_starting, (stops_seen, owner_starts_seen))) = starting else {
             return Err(vec![CLOSING.into()]);
         };
         let mut closed = self.closing.subscribe();
@@ -180,16 +196,27 @@ impl Lifecycle {
             let _ = closed.wait_for(|closing| *closing).await;
         };
         let booted = match (self.launch)(index_path.to_owned()).await {
-            Ok(spec) => boot(&spec, self.options.boot_timeout, self.lines(), close_begins).await,
+            Ok(spec) => {
+                let backlog = Arc::clone(&self.options.backlog);
+                boot(
+                    &spec,
+                    self.options.boot_timeout,
+                    self.lines(),
+                    backlog,
+                    close_begins,
+                )
+                .await
+            }
             Err(reason) => Err(vec![reason]),
         };
         let child = match booted {
             Ok(child) => Arc::new(child),
             Err(problems) if self.is_closing() => return Err(problems),
             Err(problems) => {
-                (self.events)(SupervisorEvent::BootFailed {
+                self.announce(SupervisorEvent::BootFailed {
                     problems: problems.clone(),
-                });
+                })
+                .await;
                 return Err(problems);
             }
         };
@@ -201,8 +228,13 @@ impl Lifecycle {
                 if self.is_closing() {
                     return Err(CLOSING);
                 }
-                if !by_owner && state.stopped {
+                // A stop since this start began, even the owner's own start: the front must not
+                // forward to a child started before the owner stopped.
+                if state.stops != stops_seen {
                     return Err(STOPPED);
+                }
+                if !by_owner && state.owner_starts != owner_starts_seen {
+                    return Err(SUPERSEDED);
                 }
                 if by_owner {
                     state.restarts.clear();
@@ -221,10 +253,11 @@ impl Lifecycle {
                 return Err(vec![reason.into()]);
             }
         };
-        (self.events)(SupervisorEvent::Started {
+        self.announce(SupervisorEvent::Started {
             port,
             index_path: index_path.to_owned(),
-        });
+        })
+        .await;
         self.watch(child);
         if let Some((previous, _)) = previous {
             // A call may have chosen the previous child just before the switch: it is let
@@ -235,6 +268,18 @@ impl Lifecycle {
             previous.retire(self.options.stop_grace).await;
         }
         Ok(port)
+    }
+
+    /// Emits a start's own event and waits (a while) for JavaScript to take it, behind the
+    /// child's lines before it.
+    async fn announce(&self, event: SupervisorEvent) {
+        (self.events)(event);
+        let mark = self.options.backlog.entered();
+        let _ = tokio::time::timeout(
+            EVENT_BEFORE_ANSWER,
+            self.options.backlog.delivered_through(mark),
+        )
+        .await;
     }
 
     /// Restarts a serving child that exits on its own (not one being replaced or stopped).
@@ -318,6 +363,7 @@ impl Lifecycle {
         let serving = self
             .with_state(|state| {
                 state.stopped = true;
+                state.stops += 1;
                 self.serving_port.send_replace(None);
                 state.serving.take()
             })
@@ -395,6 +441,7 @@ mod tests {
             stop_grace: Duration::from_secs(2),
             max_restarts,
             restart_delay: Duration::from_millis(10),
+            backlog: Arc::default(),
         };
         (Lifecycle::new(options, launch, events), seen)
     }
@@ -510,6 +557,32 @@ mod tests {
         assert!(!alive_with(&marker), "the restart's child was retired");
         assert_eq!(kinds(&seen), ["started", "exited", "restarting 1"]);
         assert_eq!(*lifecycle.serving().borrow(), None);
+    }
+
+    #[tokio::test]
+    async fn an_owners_start_during_a_restarts_boot_keeps_the_new_code() {
+        let (lifecycle, seen) = lifecycle(Some("0.05"), 3);
+        let marker = format!("superseded-{}", std::process::id());
+        let slow = format!("slow:{marker}");
+        assert!(lifecycle.start(&slow).await.is_ok());
+        // The child crashes, and its restart (the old code) is booting when new code starts.
+        until(|| kinds(&seen).iter().any(|k| k == "restarting 1") && alive_with(&marker)).await;
+        assert!(lifecycle.start("new").await.is_ok());
+        // The restart's child boots after that and is retired instead of serving.
+        until(|| !alive_with(&marker)).await;
+        let old_code_started = seen
+            .lock()
+            .map(|s| {
+                s.iter()
+                    .filter(|e| matches!(e, SupervisorEvent::Started { index_path, .. } if *index_path == slow))
+                    .count()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            old_code_started, 1,
+            "only the first start served the old code"
+        );
+        lifecycle.close().await;
     }
 
     #[tokio::test]

@@ -3,6 +3,7 @@
 //! decides which child serves, the relay that forwards calls to it and the front that takes
 //! them. The JavaScript API over it comes next.
 
+pub mod backlog;
 pub mod calls;
 pub mod child;
 pub mod front;
