@@ -4,7 +4,7 @@
 // the front after stop() and close(). These are the scenarios of the TypeScript supervisor's
 // own suite, checked against this one.
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -504,4 +504,71 @@ test("stop() while the owner's start() boots: that child never serves", async (t
   assert.equal(run.supervisor.relay.serving(), false);
   assert.equal((await fetch(`${run.url}/readyz`)).status, 503);
   assert.equal(run.events.some((e) => e.kind === 'started'), false);
+});
+
+/** A child that runs `setup`, then serves `handler` (the body of a node:http request listener) and announces its port. */
+function fakeChild(dir, name, handler, setup = '') {
+  const script = join(dir, `${name}.mjs`);
+  writeFileSync(
+    script,
+    `import { createServer } from 'node:http';
+${setup}
+const server = createServer((req, res) => { ${handler} }).listen(0, '127.0.0.1', () => {
+  process.stderr.write(JSON.stringify({ kind: 'listening', port: server.address().port }) + '\\n');
+});
+`,
+  );
+  return [process.execPath, script];
+}
+
+test('close() during a stop() waits for the child that ignores SIGTERM to be gone', async (t) => {
+  const dir = packFolder('kindgi-sup-close-stop-');
+  const pidFile = join(dir, 'pid');
+  const setup = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.on('SIGTERM', () => {});`;
+  const run = await supervise(t, dir, {}, { command: fakeChild(dir, 'stubborn', "res.end('{}');", setup), stopGraceMs: 300 });
+  assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  const stopping = run.supervisor.stop();
+  await run.supervisor.close();
+  assert.equal(alive(pid), false, 'no child outlives close()');
+  await stopping;
+});
+
+test('close() does not wait for an env() that never settles', async (t) => {
+  const dir = packFolder('kindgi-sup-env-pending-');
+  const run = await supervise(t, dir, {}, { env: () => new Promise(() => {}) });
+  const starting = run.supervisor.start(writeLocalPack(dir, { 'pid.mjs': PID_TOOL }));
+  const closed = await Promise.race([run.supervisor.close().then(() => 'closed'), new Promise((r) => setTimeout(r, 5000, 'still waiting'))]);
+  assert.equal(closed, 'closed');
+  assert.deepEqual(await starting, { kind: 'err', error: { problems: ['The pack service is closing'] } });
+});
+
+test("a child's 101 or endless answer fails the call (502), as the TypeScript relay's fetch fails it", async (t) => {
+  const dir = packFolder('kindgi-sup-odd-answers-');
+  const handler = `
+    if (req.url === '/v1/info') { res.writeHead(101, { connection: 'upgrade', upgrade: 'x' }); res.end(); return; }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1024 * 1024, 97);
+    const more = () => { while (res.write(chunk)); };
+    res.on('drain', more);
+    more();`;
+  const run = await supervise(t, dir, {}, { command: fakeChild(dir, 'odd', handler) });
+  assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
+  assert.deepEqual(await run.supervisor.relay.forward({ route: 'info' }), { kind: 'failed', reason: 'the pack service did not answer: fetch failed' });
+  assert.deepEqual(await run.supervisor.relay.forward({ route: 'invoke', body: '{}' }), { kind: 'failed', reason: "the pack service's answer is larger than 128 MiB" });
+  const front = await fetch(`${run.url}/v1/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': run.supervisor.token }, body: '{}' });
+  assert.deepEqual([front.status, await front.text()], [502, `{"error":"the pack service's answer is larger than 128 MiB"}`]);
+});
+
+test("a child that announces the front's own port fails its boot instead of looping the front into itself", async (t) => {
+  const dir = packFolder('kindgi-sup-self-port-');
+  const script = join(dir, 'liar.mjs');
+  writeFileSync(script, "process.stderr.write(JSON.stringify({ kind: 'listening', port: Number(process.env.FRONT_PORT) }) + '\\n');\nsetInterval(() => {}, 1000);\n");
+  let frontPort;
+  const run = await supervise(t, dir, {}, { command: [process.execPath, script], env: async () => ({ FRONT_PORT: String(frontPort) }) });
+  frontPort = Number(new URL(run.url).port);
+  const started = await run.supervisor.start(join(dir, 'index.json'));
+  assert.deepEqual(started, { kind: 'err', error: { problems: [`The pack service announced the supervisor's own port ${frontPort}`] } });
+  assert.equal((await fetch(`${run.url}/healthz`)).status, 200);
+  assert.equal(run.supervisor.relay.serving(), false);
 });

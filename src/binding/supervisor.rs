@@ -269,6 +269,7 @@ impl NativeSupervisor {
         match serve_handler(Arc::clone(&self.front), listener, HEADERS_WITHIN) {
             Ok(served) => {
                 let port = served.local_addr().port();
+                self.lifecycle.set_front_port(port);
                 *listening = Some(served);
                 ListenOutcome::bound(port)
             }
@@ -295,6 +296,7 @@ impl NativeSupervisor {
     #[napi]
     pub async fn stop(&self) {
         self.lifecycle.stop().await;
+        self.front.drop_idle_connections();
     }
 
     #[napi]
@@ -306,6 +308,7 @@ impl NativeSupervisor {
     #[napi]
     pub async fn close(&self) {
         self.lifecycle.close().await;
+        self.front.drop_idle_connections();
         if let Some(served) = self.listening.lock().await.take() {
             served.close().await;
         }

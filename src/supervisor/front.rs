@@ -47,6 +47,11 @@ impl Front {
         }
     }
 
+    /// See [`Relay::drop_idle`].
+    pub fn drop_idle_connections(&self) {
+        self.relay.drop_idle();
+    }
+
     fn serving_port(&self) -> Option<u16> {
         *self.serving.borrow()
     }

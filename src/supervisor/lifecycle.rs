@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -87,8 +88,10 @@ pub struct Lifecycle {
     /// True from `begin_close` on (set with `state` locked): nothing starts or restarts, and
     /// boots in progress kill their child and give up.
     closing: watch::Sender<bool>,
-    /// Starts in progress, which `close` waits out so that no child outlives it.
+    /// Starts and stops in progress, which `close` waits out so that no child outlives it.
     starting: watch::Sender<usize>,
+    /// The front's port once it listens (0 before): no child may serve on it.
+    front_port: AtomicU32,
     /// The front's calls on their way to each child: a swap retires the previous child once
     /// none that chose it is still out.
     calls: Arc<CallsToChildren>,
@@ -104,7 +107,7 @@ const SUPERSEDED: &str = "The pack service was started anew while it booted";
 /// resolves (so the event comes first, as in TypeScript), when JavaScript is slow to.
 const EVENT_BEFORE_ANSWER: Duration = Duration::from_secs(2);
 
-/// Counts one start in progress for as long as it lives.
+/// Counts one start (or stop) in progress for as long as it lives.
 struct Starting<'a>(&'a watch::Sender<usize>);
 
 impl<'a> Starting<'a> {
@@ -130,8 +133,14 @@ impl Lifecycle {
             serving_port: watch::channel(None).0,
             closing: watch::channel(false).0,
             starting: watch::channel(0).0,
+            front_port: AtomicU32::new(0),
             calls: Arc::default(),
         })
+    }
+
+    /// The port the front listens on (see `front_port`).
+    pub fn set_front_port(&self, port: u16) {
+        self.front_port.store(port.into(), Ordering::Release);
     }
 
     /// The serving child's port, as the front reads it.
@@ -191,11 +200,15 @@ impl Lifecycle {
         let Some((_starting, (stops_seen, owner_starts_seen))) = starting else {
             return Err(vec![CLOSING.into()]);
         };
-        let mut closed = self.closing.subscribe();
-        let close_begins = async move {
+        let close_begins = |mut closed: watch::Receiver<bool>| async move {
             let _ = closed.wait_for(|closing| *closing).await;
         };
-        let booted = match (self.launch)(index_path.to_owned()).await {
+        // The owner's `command()` and `env()` may never settle: a close does not wait for them.
+        let launched = tokio::select! {
+            spec = (self.launch)(index_path.to_owned()) => spec,
+            () = close_begins(self.closing.subscribe()) => Err(CLOSING.to_owned()),
+        };
+        let booted = match launched {
             Ok(spec) => {
                 let backlog = Arc::clone(&self.options.backlog);
                 boot(
@@ -203,11 +216,23 @@ impl Lifecycle {
                     self.options.boot_timeout,
                     self.lines(),
                     backlog,
-                    close_begins,
+                    close_begins(self.closing.subscribe()),
                 )
                 .await
             }
             Err(reason) => Err(vec![reason]),
+        };
+        // A child that names the front's own port would have the front forward to itself,
+        // each hop a new connection, until no descriptor is left.
+        let booted = match booted {
+            Ok(child) if u32::from(child.port) == self.front_port.load(Ordering::Acquire) => {
+                child.retire(self.options.stop_grace).await;
+                Err(vec![format!(
+                    "The pack service announced the supervisor's own port {}",
+                    child.port
+                )])
+            }
+            booted => booted,
         };
         let child = match booted {
             Ok(child) => Arc::new(child),
@@ -369,6 +394,8 @@ impl Lifecycle {
             })
             .flatten();
         if let Some((child, _)) = serving {
+            // Counted: a `close` while this retires waits for the child to be gone.
+            let _stopping = Starting::new(&self.starting);
             child.retire(self.options.stop_grace).await;
         }
     }

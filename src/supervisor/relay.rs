@@ -13,7 +13,7 @@ use crate::json::write_js_number;
 use crate::service::core::DEFAULT_TIMEOUT_MS;
 use crate::service::http::{joined_header, latin1_header_value};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::client::conn::http1;
 use hyper::header::{HeaderName, CONTENT_TYPE, HOST};
 use hyper::{Method, Request};
@@ -214,6 +214,14 @@ impl Relay {
         }
     }
 
+    /// Closes the kept connections (their child is stopped or the supervisor closes), which
+    /// would otherwise stay half-closed until the next call.
+    pub fn drop_idle(&self) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.clear();
+        }
+    }
+
     fn put_back(&self, mut connection: ChildConnection) {
         connection.idle_since = Instant::now();
         if let Ok(mut idle) = self.idle.lock() {
@@ -270,6 +278,10 @@ impl Relay {
                 Err(Ended) => return did_not_answer(),
             };
             let status = response.status().as_u16();
+            // A protocol switch nobody asked for: fetch refuses it (`bad upgrade`).
+            if status == 101 {
+                return did_not_answer();
+            }
             let headers = ANSWER_HEADERS
                 .iter()
                 .filter_map(|name| {
@@ -279,8 +291,15 @@ impl Relay {
                     Some(((*name).to_owned(), value))
                 })
                 .collect();
-            let body = match connection.drive(response.into_body().collect()).await {
+            let reading = Limited::new(response.into_body(), MAX_ANSWER).collect();
+            let body = match connection.drive(reading).await {
                 Ok(Ok(collected)) => collected.to_bytes(),
+                Ok(Err(error)) if error.is::<LengthLimitError>() => {
+                    return RelayOutcome::Failed(format!(
+                        "the pack service's answer is larger than {} MiB",
+                        MAX_ANSWER >> 20
+                    ))
+                }
                 Ok(Err(_)) | Err(Ended) => {
                     return RelayOutcome::Failed(
                         "the pack service's answer broke off: terminated".into(),
@@ -339,6 +358,10 @@ impl Relay {
 }
 
 /// Delivered, or possibly delivered, with no answer: the call may have run.
+/// The largest answer passed on: it crosses to JavaScript as one string, whose length V8 caps
+/// (about 512 Mi characters), and a child streaming more would fill the parent's memory.
+const MAX_ANSWER: usize = 128 * 1024 * 1024;
+
 fn did_not_answer() -> RelayOutcome {
     // Node's fetch says only this; the cause is in its `cause`.
     RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
