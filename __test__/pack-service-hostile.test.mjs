@@ -319,8 +319,8 @@ test("requests Node's HTTP server refuses before any handler runs are refused al
       'HTTP/1.0 without Host': '200',
     };
     for (const [name, request] of Object.entries(cases)) {
-      const ours = statusOf(await raw(port, request, 300));
-      const nodes = statusOf(await raw(server.address().port, request, 300));
+      const ours = statusOf(await raw(port, request, 5000, '\r\n'));
+      const nodes = statusOf(await raw(server.address().port, request, 5000, '\r\n'));
       assert.deepEqual([ours, nodes], [expected[name], expected[name]], name);
     }
   } finally {

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { onLines } from './helpers/lines.mjs';
+import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -57,8 +58,9 @@ test('listens, hides the token and undeclared variables from pack code, drains o
   const env = await (await invoke(port, call('fixture.env'))).json();
   assert.deepEqual(env.output, { tokenVisible: false });
 
-  const slow = invoke(port, call('fixture.sleep', { ms: 600 }));
-  await new Promise((r) => setTimeout(r, 50));
+  // A call that is in flight (well past its admission, well before its end) when SIGTERM comes.
+  const slow = invoke(port, call('fixture.sleep', { ms: 2000 }));
+  await new Promise((r) => setTimeout(r, 500));
   run.child.kill('SIGTERM');
   // A second SIGTERM while it drains does not cut the call short (TypeScript's would: its
   // listener is gone after the first, and the signal's default action kills the process).
@@ -66,7 +68,7 @@ test('listens, hides the token and undeclared variables from pack code, drains o
   run.child.kill('SIGTERM');
   const answered = await slow;
   assert.equal(answered.status, 200);
-  assert.deepEqual(await answered.json(), { v: 2, kind: 'result', output: { slept: 600 } });
+  assert.deepEqual(await answered.json(), { v: 2, kind: 'result', output: { slept: 2000 } });
   assert.equal(await run.exited, 0);
   assert.deepEqual(
     run.lines.map((l) => l.kind).filter((k) => k === 'draining' || k === 'stopped'),
@@ -132,12 +134,10 @@ test('SIGTERM with a call that outlives the 8 s budget: 503 while draining, exit
     () => 'connection closed',
   );
   // Give the call a moment to reach its handler.
-  await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 1000));
   const signalled = Date.now();
   run.child.kill('SIGTERM');
-  for (let i = 0; i < 100 && !run.lines.some((l) => l.kind === 'draining'); i += 1) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(() => run.lines.some((l) => l.kind === 'draining'), 'the draining line');
   const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
   assert.equal(ready.status, 503);
   assert.equal(await ready.text(), '{"error":"draining"}');

@@ -202,7 +202,7 @@ test('a caller that hangs up cancels the call in the child, which then drains at
   assert.equal((await run.supervisor.start(index)).kind, 'ok');
   const caller = new AbortController();
   const call = run.invoke('wait', { signal: caller.signal });
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await until(() => run.output.some((line) => line.includes('wait started')), 'the call to start');
   caller.abort();
   await assert.rejects(call);
   await until(() => logsOf(run.events, 'call').some((e) => e.outcome === 'cancelled'), 'a cancelled call record');

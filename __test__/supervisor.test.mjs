@@ -30,6 +30,7 @@ function packs() {
   const crashRoot = mkdtempSync(join(tmpdir(), 'kindgi-crash-'));
   writeFileSync(join(crashRoot, 'crash.mjs'), 'export default () => { process.exit(3); };\n');
   writeFileSync(join(crashRoot, 'ok.mjs'), 'export default (input) => input;\n');
+  writeFileSync(join(crashRoot, 'pid.mjs'), 'export default () => ({ pid: process.pid });\n');
   writeFileSync(join(crashRoot, 'sigint.mjs'), "export default () => { process.kill(process.pid, 'SIGINT'); return new Promise(() => {}); };\n");
   writeFileSync(join(crashRoot, 'sigkill.mjs'), "export default () => { process.kill(process.pid, 'SIGKILL'); return new Promise(() => {}); };\n");
   const any = { type: 'object' };
@@ -41,6 +42,7 @@ function packs() {
       tools: [
         { id: 'crash.exit', modulePath: 'crash.mjs', input: any, output: any },
         { id: 'crash.ok', modulePath: 'ok.mjs', input: any, output: any },
+        { id: 'crash.pid', modulePath: 'pid.mjs', input: any, output: any },
         { id: 'crash.sigint', modulePath: 'sigint.mjs', input: any, output: any },
         { id: 'crash.sigkill', modulePath: 'sigkill.mjs', input: any, output: any },
       ],
@@ -410,13 +412,24 @@ test('SUP 112-115: SIGINT waits for beginClose before it is a crash; SIGKILL is 
     await sup.close();
     return events.map((e) => e.kind).filter((k) => k !== 'log');
   };
-  // 112-113: beginClose right after a SIGINT death: no crash, no restart, and no new start.
-  const closing = await run('crash.sigint', async (sup) => {
-    sup.beginClose();
-    await new Promise((r) => setTimeout(r, 300));
-    assert.deepEqual(await sup.start(crashIndex), { kind: 'err', error: { problems: ['The pack service is closing'] } });
-  });
-  assert.deepEqual(closing, ['started']);
+  // 112-113: beginClose in the same turn as a SIGINT death (a terminal's Ctrl+C reaches both):
+  // no crash, no restart, and no new start.
+  {
+    const events = [];
+    const sup = createPackServiceSupervisor({ command, moduleRoot: crashRoot, env, onEvent: (e) => events.push(e), restartDelayMs: 10 });
+    try {
+      const front = await sup.listen();
+      await sup.start(crashIndex);
+      const { output } = JSON.parse((await frontClient(front, sup.token).invoke('crash.pid')).text);
+      process.kill(output.pid, 'SIGINT');
+      sup.beginClose();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await sup.start(crashIndex), { kind: 'err', error: { problems: ['The pack service is closing'] } });
+    } finally {
+      await sup.close();
+    }
+    assert.deepEqual(events.map((e) => e.kind).filter((k) => k !== 'log'), ['started']);
+  }
   // 114: a SIGINT death with nobody stopping is a crash, then a restart.
   let sigint;
   await run('crash.sigint', async (_sup, events) => {
