@@ -53,38 +53,46 @@ test('answers calls with the TypeScript bytes and headers', async () => {
     assert.equal(echoed.headers.get('kindgi-artifact-version'), fixtureIndex.artifactVersion);
     assert.match(echoed.headers.get('kindgi-duration-ms'), /^\d+$/);
 
-    const thrown = JSON.parse((await invoke(tool('fixture.throw'))).text);
+    // Every protocol answer, error or not, is a 200.
+    const answered = async (body) => {
+      const answer = await invoke(body);
+      assert.equal(answer.status, 200, answer.text);
+      return answer;
+    };
+    const message = async (body) => JSON.parse((await answered(body)).text);
+    const thrown = await message(tool('fixture.throw'));
     assert.equal(thrown.code, 'handler-throw');
     assert.equal(thrown.message, 'Handler for tool "fixture.throw" threw: Error: boom');
     assert.deepEqual(Object.keys(thrown), ['v', 'kind', 'code', 'message', 'toolId', 'cause']);
 
-    const bad = JSON.parse((await invoke(tool('fixture.bad-output'))).text);
+    const bad = await message(tool('fixture.bad-output'));
     assert.equal(bad.code, 'output-validation-failed');
     assert.deepEqual(
       bad.issues.map((i) => i.keyword),
       ['required', 'additionalProperties'],
     );
 
-    const invalid = JSON.parse((await invoke(tool('fixture.sleep', { ms: -1 }))).text);
+    const invalid = await message(tool('fixture.sleep', { ms: -1 }));
     assert.equal(invalid.code, 'input-validation-failed');
     assert.equal(invalid.issues[0].message, 'must be >= 0');
 
     assert.equal(
-      (await invoke(tool('fixture.nope'))).text,
+      (await answered(tool('fixture.nope'))).text,
       '{"v":2,"kind":"error","code":"tool-not-in-pack","message":"This pack has no tool \\"fixture.nope\\"","toolId":"fixture.nope"}',
     );
-    const versioned = JSON.parse((await invoke({ ...tool('fixture.versioned'), tool: { id: 'fixture.versioned', version: '9' } })).text);
+    const versioned = await message({ ...tool('fixture.versioned'), tool: { id: 'fixture.versioned', version: '9' } });
+    assert.equal(versioned.code, 'tool-version-mismatch');
     assert.equal(versioned.message, 'Tool "fixture.versioned" is 1.2.0 in this pack; the caller asked for 9');
 
     const check = { v: 2, kind: 'check-invoke', check: { id: 'fixture.checks.max-len' }, config: { max: 3 }, trace: {} };
-    assert.equal(JSON.parse((await invoke(check)).text).kind, 'check-result');
-    const badConfig = JSON.parse((await invoke({ ...check, config: { max: -1 } })).text);
+    assert.equal((await message(check)).kind, 'check-result');
+    const badConfig = await message({ ...check, config: { max: -1 } });
     assert.equal(badConfig.message, 'Check "fixture.checks.max-len" config failed validation at /max: must be >= 0');
     assert.equal(badConfig.checkId, 'fixture.checks.max-len');
     assert.equal(badConfig.toolId, undefined);
 
     assert.equal(
-      (await invoke('{nope')).text,
+      (await answered('{nope')).text,
       '{"v":2,"kind":"error","code":"malformed-message","message":"Request body is not valid JSON"}',
     );
 
@@ -228,6 +236,29 @@ test('the concurrency cap, missing env and tenant pinning answer before any hand
     assert.equal(ok.status, 200);
   } finally {
     await pinned.service.stop(100);
+  }
+});
+
+test('PS 3, 4: /v1/info lists tools and checks in index order, not sorted', async () => {
+  const any = { type: 'object' };
+  const run = await started({
+    index: {
+      ...fixtureIndex,
+      tools: [{ id: 'zeta', modulePath: 'z.mjs', input: any, output: any }, { id: 'alpha', version: '1', modulePath: 'a.mjs', input: any, output: any }],
+      guardrails: [
+        { id: 'g-last', checkId: 'z.check', checkModulePath: 'z.mjs', kind: 'zero-llm' },
+        { id: 'a.check', checkModulePath: 'a.mjs', kind: 'zero-llm' },
+      ],
+    },
+    importModule: async () => ({ default: () => ({}) }),
+    resolveModule: (p) => p,
+  });
+  try {
+    const info = await (await fetch(run.url('/v1/info'), { headers: { 'kindgi-pack-token': TOKEN } })).json();
+    assert.deepEqual(info.tools, [{ id: 'zeta' }, { id: 'alpha', version: '1' }]);
+    assert.deepEqual(info.checks, ['z.check', 'a.check']);
+  } finally {
+    await run.service.stop(100);
   }
 });
 

@@ -27,6 +27,11 @@ test('SUP 126-127: pack records take their event as kind, other records are reco
   // Bare lines from a service from before records.
   assert.deepEqual(serviceEvent('{"kind":"listening","port":7}'), { kind: 'listening', port: 7 });
   assert.equal(serviceEvent('{"kind":"handler-finished-late","id":"x"}').kind, 'handler-finished-late');
+  // SUP 128: a legacy call line counts; other JSON objects are the pack's own output.
+  assert.deepEqual(serviceEvent('{"kind":"call","id":"x","outcome":"ok"}'), { kind: 'call', id: 'x', outcome: 'ok' });
+  assert.equal(serviceEvent('{"kind":"refund"}'), undefined);
+  assert.equal(serviceEvent('{"orderId":7}'), undefined);
+  assert.equal(serviceEvent('[1,2]'), undefined);
   // The pack's own output.
   for (const line of ['{"kind":"mine"}', ' {"kind":"listening"}', '[1]', '{broken', 'hello', '', '{"time":1,"level":"info","subsystem":"pack","message":"m"}']) {
     assert.equal(serviceEvent(line), undefined, line);

@@ -287,7 +287,7 @@ test('bad options throw invalid-argument with a clear message', () => {
   refused({ token: 'short' }, /^A pack service token is at least 32 URL-safe base64 characters\.$/);
   refused({ token: 'x'.repeat(31) + '!' }, /URL-safe/);
   refused({ token: 'a'.repeat(31) }, /^A pack service token is at least 32 URL-safe base64 characters\.$/);
-  refused({ token: `${'a'.repeat(40)}+/` }, /URL-safe/);
+  refused({ token: `${'a'.repeat(40)}+/` }, /^A pack service token is at least 32 URL-safe base64 characters\.$/);
   refused({ command: [] }, /options\.command/);
   refused({ command: [''] }, /options\.command/);
   refused({ moduleRoot: join(tmpdir(), 'no-such-folder-kindgi') }, /is not a folder/);
@@ -412,23 +412,24 @@ test('SUP 112-115: SIGINT waits for beginClose before it is a crash; SIGKILL is 
     await sup.close();
     return events.map((e) => e.kind).filter((k) => k !== 'log');
   };
-  // 112-113: beginClose in the same turn as a SIGINT death (a terminal's Ctrl+C reaches both):
-  // no crash, no restart, and no new start.
-  {
+  // 112-113: beginClose in the same turn as a SIGINT death (a terminal's Ctrl+C reaches both),
+  // before or after it: no crash, no restart, and no new start.
+  for (const closeFirst of [false, true]) {
     const events = [];
     const sup = createPackServiceSupervisor({ command, moduleRoot: crashRoot, env, onEvent: (e) => events.push(e), restartDelayMs: 10 });
     try {
       const front = await sup.listen();
       await sup.start(crashIndex);
       const { output } = JSON.parse((await frontClient(front, sup.token).invoke('crash.pid')).text);
+      if (closeFirst) sup.beginClose();
       process.kill(output.pid, 'SIGINT');
-      sup.beginClose();
+      if (!closeFirst) sup.beginClose();
       await new Promise((r) => setTimeout(r, 300));
       assert.deepEqual(await sup.start(crashIndex), { kind: 'err', error: { problems: ['The pack service is closing'] } });
     } finally {
       await sup.close();
     }
-    assert.deepEqual(events.map((e) => e.kind).filter((k) => k !== 'log'), ['started']);
+    assert.deepEqual(events.map((e) => e.kind).filter((k) => k !== 'log'), ['started'], `beginClose ${closeFirst ? 'before' : 'after'} the SIGINT`);
   }
   // 114: a SIGINT death with nobody stopping is a crash, then a restart.
   let sigint;
