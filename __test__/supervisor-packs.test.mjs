@@ -432,21 +432,29 @@ test('once closing, start() answers that it is closing, whatever it is given', a
   }
 });
 
-/** A child that listens, then writes `lines` to stdout as fast as it can and, once the last is in the pipe, creates `marker`; then waits. */
-function floodingChild(dir, lines, marker) {
-  const script = join(dir, 'flood.mjs');
+/** A child that runs `setup`, serves `handler` (the body of a node:http request listener), announces its port, then runs `listening`. */
+function fakeChild(dir, name, { setup = '', handler = "res.end('{}');", listening = '' } = {}) {
+  const script = join(dir, `${name}.mjs`);
   writeFileSync(
     script,
     `import { createServer } from 'node:http';
-import { writeFileSync } from 'node:fs';
-const server = createServer((req, res) => res.end('{}')).listen(0, '127.0.0.1', () => {
+${setup}
+const server = createServer((req, res) => { ${handler} }).listen(0, '127.0.0.1', () => {
   process.stderr.write(JSON.stringify({ kind: 'listening', port: server.address().port }) + '\\n');
-  for (let i = 0; i < ${lines} - 1; i += 1) process.stdout.write('line ' + i + '\\n');
-  process.stdout.write('last\\n', () => writeFileSync(${JSON.stringify(marker)}, 'written'));
+  ${listening}
 });
 `,
   );
   return [process.execPath, script];
+}
+
+/** A child that listens, then writes `lines` to stdout as fast as it can and, once the last is in the pipe, creates `marker`; then waits. */
+function floodingChild(dir, lines, marker) {
+  return fakeChild(dir, 'flood', {
+    setup: "import { writeFileSync } from 'node:fs';",
+    listening: `for (let i = 0; i < ${lines} - 1; i += 1) process.stdout.write('line ' + i + '\\n');
+  process.stdout.write('last\\n', () => writeFileSync(${JSON.stringify(marker)}, 'written'));`,
+  });
 }
 
 test('a child writing faster than onLog takes its lines waits for it, as with readline', async (t) => {
@@ -473,19 +481,11 @@ test('a child writing faster than onLog takes its lines waits for it, as with re
 
 test('a line longer than 64 MiB reaches onLog cut to 64 MiB, and the process goes on', async (t) => {
   const dir = packFolder('kindgi-sup-longline-');
-  const script = join(dir, 'long.mjs');
-  writeFileSync(
-    script,
-    `import { createServer } from 'node:http';
-const server = createServer((req, res) => res.end('{}')).listen(0, '127.0.0.1', () => {
-  process.stderr.write(JSON.stringify({ kind: 'listening', port: server.address().port }) + '\\n');
-  process.stdout.write(Buffer.alloc(70 * 1024 * 1024, 1));
-  process.stdout.write('\\nafter\\n');
-});
-`,
-  );
+  const command = fakeChild(dir, 'long', {
+    listening: "process.stdout.write(Buffer.alloc(70 * 1024 * 1024, 1));\n  process.stdout.write('\\nafter\\n');",
+  });
   const got = [];
-  const run = await supervise(t, dir, {}, { command: [process.execPath, script], onLog: (line) => got.push(line === 'after' ? line : line.length) });
+  const run = await supervise(t, dir, {}, { command, onLog: (line) => got.push(line === 'after' ? line : line.length) });
   assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
   await until(() => got.length === 2, 'both lines');
   assert.deepEqual(got, [64 * 1024 * 1024, 'after']);
@@ -506,26 +506,11 @@ test("stop() while the owner's start() boots: that child never serves", async (t
   assert.equal(run.events.some((e) => e.kind === 'started'), false);
 });
 
-/** A child that runs `setup`, then serves `handler` (the body of a node:http request listener) and announces its port. */
-function fakeChild(dir, name, handler, setup = '') {
-  const script = join(dir, `${name}.mjs`);
-  writeFileSync(
-    script,
-    `import { createServer } from 'node:http';
-${setup}
-const server = createServer((req, res) => { ${handler} }).listen(0, '127.0.0.1', () => {
-  process.stderr.write(JSON.stringify({ kind: 'listening', port: server.address().port }) + '\\n');
-});
-`,
-  );
-  return [process.execPath, script];
-}
-
 test('close() during a stop() waits for the child that ignores SIGTERM to be gone', async (t) => {
   const dir = packFolder('kindgi-sup-close-stop-');
   const pidFile = join(dir, 'pid');
   const setup = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.on('SIGTERM', () => {});`;
-  const run = await supervise(t, dir, {}, { command: fakeChild(dir, 'stubborn', "res.end('{}');", setup), stopGraceMs: 300 });
+  const run = await supervise(t, dir, {}, { command: fakeChild(dir, 'stubborn', { setup }), stopGraceMs: 300 });
   assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
   const pid = Number(readFileSync(pidFile, 'utf8'));
   const stopping = run.supervisor.stop();
@@ -552,7 +537,7 @@ test("a child's 101 or endless answer fails the call (502), as the TypeScript re
     const more = () => { while (res.write(chunk)); };
     res.on('drain', more);
     more();`;
-  const run = await supervise(t, dir, {}, { command: fakeChild(dir, 'odd', handler) });
+  const run = await supervise(t, dir, {}, { command: fakeChild(dir, 'odd', { handler }) });
   assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
   assert.deepEqual(await run.supervisor.relay.forward({ route: 'info' }), { kind: 'failed', reason: 'the pack service did not answer: fetch failed' });
   assert.deepEqual(await run.supervisor.relay.forward({ route: 'invoke', body: '{}' }), { kind: 'failed', reason: "the pack service's answer is larger than 128 MiB" });
