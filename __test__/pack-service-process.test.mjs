@@ -64,7 +64,7 @@ test('listens, hides the token and undeclared variables from pack code, drains o
   run.child.kill('SIGTERM');
   // A second SIGTERM while it drains does not cut the call short (TypeScript's would: its
   // listener is gone after the first, and the signal's default action kills the process).
-  while (!run.lines.some((l) => l.kind === 'draining')) await new Promise((r) => setTimeout(r, 5));
+  await until(() => run.lines.some((l) => l.kind === 'draining'), 'the draining line');
   run.child.kill('SIGTERM');
   const answered = await slow;
   assert.equal(answered.status, 200);

@@ -279,12 +279,18 @@ test('a call naming no version runs its id\'s only entry, even one whose id@vers
   }
 });
 
-/** Runs an ES module script in its own process: its exit code, its stdout, and when it exited. */
+/**
+ * Runs an ES module script in its own process: its exit code, its stdout, and when it exited.
+ * A process still there after 20 s (one that never exits by itself) is killed, and the code
+ * says so.
+ */
 async function runScript(script) {
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
-  const code = await new Promise((r) => child.on('exit', r));
+  const stuck = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise((r) => child.on('exit', (exitCode, signal) => r(signal === 'SIGKILL' ? 'still running after 20 s' : exitCode)));
+  clearTimeout(stuck);
   return { code, out, exitedAt: Date.now() };
 }
 

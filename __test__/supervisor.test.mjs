@@ -311,7 +311,10 @@ test('a process exits by itself after close(), with its child gone', async () =>
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
-  const code = await new Promise((done) => child.on('exit', done));
+  // A process that does not exit by itself fails here rather than hanging the suite.
+  const stuck = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(signal ?? exitCode)));
+  clearTimeout(stuck);
   assert.equal(code, 0);
   const [first, second] = out.trim().split('\n');
   assert.equal(second, 'closed');
