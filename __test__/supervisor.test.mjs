@@ -349,11 +349,14 @@ for (const [how, ending] of [
 }
 
 test('close() while a start() is still booting its child kills that child before it resolves', async () => {
-  // A copy of the index in a folder of its own, so the booting child can be told apart.
+  // A pack in a folder of its own, so the booting child can be told apart, whose module takes
+  // seconds to load: the child is still booting when close() comes, however fast the machine.
   const dir = mkdtempSync(join(tmpdir(), 'kindgi-close-booting-'));
   const index = join(dir, 'index.json');
-  writeFileSync(index, JSON.stringify(jsIndex));
-  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env });
+  writeFileSync(join(dir, 'slow.mjs'), 'await new Promise((r) => setTimeout(r, 5000));\nexport default () => ({});\n');
+  const any = { type: 'object' };
+  writeFileSync(index, JSON.stringify({ v: 1, packId: 'slow', packVersion: '1', artifactVersion: '1', agents: [], flows: [], guardrails: [], tools: [{ id: 'slow', modulePath: 'slow.mjs', input: any, output: any }] }));
+  const sup = createPackServiceSupervisor({ command, moduleRoot: dir, env });
   await sup.listen();
   const started = sup.start(index);
   await until(() => processesNaming(dir).length > 0, 'the child to run');

@@ -1,13 +1,23 @@
 // Packs written by a test: each module `<name>.mjs` in a folder is the tool `local.<name>`,
 // with open input and output, in an index whose artifact version is 20260930.1.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const open = { type: 'object', additionalProperties: true };
 
-/** A new temporary folder for a pack. */
-export const packFolder = (prefix = 'kindgi-local-pack-') => mkdtempSync(join(tmpdir(), prefix));
+const folders = [];
+// The folders go with the test process (children that still hold a file in one are gone by then).
+process.once('exit', () => {
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new temporary folder for a pack, removed when the test process exits. */
+export function packFolder(prefix = 'kindgi-local-pack-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  folders.push(dir);
+  return dir;
+}
 
 /** Writes `modules` (file name → source) into `dir` and an index naming them; its path. */
 export function writeLocalPack(dir, modules, indexName = 'index.json') {
