@@ -3,7 +3,7 @@
 //! writes its call records here directly, costing the JS thread nothing.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::{protect_lone_surrogates, restore_lone_surrogates};
+use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates};
 use crate::log::{stderr_sink, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -11,7 +11,6 @@ use napi::threadsafe_function::{
 use napi::Status;
 use napi_derive::napi;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -78,12 +77,10 @@ impl NativeLogs {
 }
 
 /// An object's members from JSON text (none for anything else), and whether the text held
-/// lone surrogates (stand-ins in the members, see `json::protect_lone_surrogates`).
+/// lone surrogates (stand-ins in the members, see `json::parse_with_lone_surrogates`).
 fn object(json: &str) -> (Map<String, Value>, bool) {
-    let protected = protect_lone_surrogates(json);
-    let lone = matches!(protected, Cow::Owned(_));
-    match serde_json::from_str(&protected) {
-        Ok(Value::Object(map)) => (map, lone),
+    match parse_with_lone_surrogates(json) {
+        (Ok(Value::Object(map)), lone) => (map, lone),
         _ => (Map::new(), false),
     }
 }

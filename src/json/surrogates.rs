@@ -8,6 +8,7 @@
 //! Only a document that had a lone surrogate is restored; one that also held the stand-ins
 //! themselves would get them back as surrogates.
 
+use serde_json::Value;
 use std::borrow::Cow;
 
 const SURROGATES: std::ops::RangeInclusive<u32> = 0xD800..=0xDFFF;
@@ -28,6 +29,14 @@ fn escape_at(bytes: &[u8], at: usize) -> Option<u32> {
     (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
         .then(|| hex4(bytes, at + 2))
         .flatten()
+}
+
+/// `text` parsed as `JSON.parse` reads it, lone surrogates as stand-ins, and whether it held any
+/// (so that what is written from it can put them back).
+pub fn parse_with_lone_surrogates(text: &str) -> (serde_json::Result<Value>, bool) {
+    let protected = protect_lone_surrogates(text);
+    let held = matches!(protected, Cow::Owned(_));
+    (serde_json::from_str(&protected), held)
 }
 
 /// `text` with every lone surrogate escape replaced by its stand-in; borrowed when it has none.

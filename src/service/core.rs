@@ -4,7 +4,7 @@
 
 use crate::env::PackEnvCheck;
 use crate::json::{
-    has_lone_surrogates, protect_lone_surrogates, restore_lone_surrogates,
+    has_lone_surrogates, parse_with_lone_surrogates, restore_lone_surrogates,
     restore_lone_surrogates_if,
 };
 use crate::log::Logger;
@@ -20,7 +20,6 @@ use crate::service::http::{
 use crate::service::tool_io::{check_input, check_output, result_message};
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -246,9 +245,8 @@ impl PackService {
     /// future before it resolves cancels the call: the handler's abort fires with `cancelled`.
     pub async fn invoke(&self, head: &RequestHead, body: &str) -> Outcome {
         // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
-        let protected = protect_lone_surrogates(body);
-        let lone_surrogates = matches!(protected, Cow::Owned(_));
-        let Ok(json) = serde_json::from_str::<Value>(&protected) else {
+        let (parsed, lone_surrogates) = parse_with_lone_surrogates(body);
+        let Ok(json) = parsed else {
             return Outcome::Message(
                 PackErrorMessage::new(
                     PackErrorCode::MalformedMessage,

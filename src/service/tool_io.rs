@@ -5,7 +5,7 @@
 //! Validators are compiled once, when the catalog is read; a schema that does not compile is
 //! answered by every call that needs it, as the TypeScript runner answers it.
 
-use crate::json::protect_lone_surrogates;
+use crate::json::parse_with_lone_surrogates;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::validate::{
     defaults_json, CompileError, DefaultApplied, Invalid, Issue, Side, Validator,
@@ -150,17 +150,16 @@ pub fn check_output(
         schema_of: format!("Tool \"{tool_id}\" output"),
         judged: format!("Tool \"{tool_id}\" handler produced output that"),
     };
-    let mut value: Value =
-        serde_json::from_str(&protect_lone_surrogates(marked_output)).map_err(|e| {
-            let message = format!("The value is not JSON: {e}");
-            let mut error = tool_error(
-                side.code,
-                format!("{} cannot be validated: Error: {message}", side.judged),
-                tool_id,
-            );
-            error.cause = Some(error_cause("Error", &message));
-            error
-        })?;
+    let mut value: Value = parse_with_lone_surrogates(marked_output).0.map_err(|e| {
+        let message = format!("The value is not JSON: {e}");
+        let mut error = tool_error(
+            side.code,
+            format!("{} cannot be validated: Error: {message}", side.judged),
+            tool_id,
+        );
+        error.cause = Some(error_cause("Error", &message));
+        error
+    })?;
     check(schema, &mut value, &side, tool_id).map(|_| ())
 }
 

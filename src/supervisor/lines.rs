@@ -1,7 +1,7 @@
 //! What a supervisor makes of a line its pack service child writes on stderr: one of the
 //! service's own events, or the pack's output to pass on as it is.
 
-use crate::json::protect_lone_surrogates;
+use crate::json::parse_with_lone_surrogates;
 use serde_json::{Map, Value};
 
 /// What a pack service from before records wrote as bare `{"kind": …}` lines.
@@ -36,9 +36,7 @@ pub fn service_event(line: &str) -> Option<Map<String, Value>> {
     }
     // As `JSON.parse` reads it: a lone surrogate escape (a `ctx.log` field cut mid-pair)
     // becomes a stand-in, written back when the event goes to JavaScript.
-    let Ok(Value::Object(mut fields)) =
-        serde_json::from_str::<Value>(&protect_lone_surrogates(line))
-    else {
+    let (Ok(Value::Object(mut fields)), _) = parse_with_lone_surrogates(line) else {
         return None;
     };
     if is_record(&fields) {
