@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -57,8 +58,44 @@ pub struct ChildExit {
 #[derive(Debug)]
 pub struct Child {
     pub port: u16,
-    pid: Option<u32>,
+    process: Arc<SignalTarget>,
     exit: watch::Receiver<Option<ChildExit>>,
+}
+
+/// Where the child's signals go. Its exit is reported up to `LINES_AFTER_EXIT` after it is
+/// reaped, and by then its pid may belong to another process: a pidfd (Linux) can never reach
+/// one, and `reaped` stops signals as soon as the pid is released.
+#[derive(Debug)]
+struct SignalTarget {
+    pid: Option<u32>,
+    #[cfg(target_os = "linux")]
+    pidfd: Option<std::os::fd::OwnedFd>,
+    reaped: AtomicBool,
+}
+
+impl SignalTarget {
+    /// Opened before the child can be reaped (nothing waits for it yet), so the pid is still
+    /// the child's own, running or a zombie.
+    fn new(pid: Option<u32>) -> SignalTarget {
+        SignalTarget {
+            pid,
+            #[cfg(target_os = "linux")]
+            pidfd: pid.and_then(open_pidfd),
+            reaped: AtomicBool::new(false),
+        }
+    }
+
+    fn send(&self, signal: Signal) {
+        if self.reaped.load(Ordering::Acquire) {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.pidfd {
+            send_through_pidfd(fd, signal);
+            return;
+        }
+        send_to_pid(self.pid, signal);
+    }
 }
 
 /// Boot progress the stderr reader reports: the port once it listens, the problems a
@@ -94,11 +131,11 @@ impl Child {
     /// once the child is gone.
     pub async fn retire(&self, grace: Duration) -> ChildExit {
         if !self.has_exited() {
-            signal(self.pid, Signal::Term);
+            self.process.send(Signal::Term);
             if let Ok(ended) = tokio::time::timeout(grace, self.exited()).await {
                 return ended;
             }
-            signal(self.pid, Signal::Kill);
+            self.process.send(Signal::Kill);
         }
         self.exited().await
     }
@@ -106,7 +143,7 @@ impl Child {
     /// SIGKILL, at once.
     pub fn kill(&self) {
         if !self.has_exited() {
-            signal(self.pid, Signal::Kill);
+            self.process.send(Signal::Kill);
         }
     }
 }
@@ -137,7 +174,7 @@ pub async fn boot(
     let mut process = spawner::spawn(command)
         .await
         .map_err(|e| vec![spawn_failure(&spec.program, &e)])?;
-    let pid = process.id();
+    let target = Arc::new(SignalTarget::new(process.id()));
     let (listening, listened) = oneshot::channel();
     let boot = Arc::new(Mutex::new(Boot {
         listening: Some(listening),
@@ -161,8 +198,10 @@ pub async fn boot(
         }),
     ];
     let (exit_tx, exit) = watch::channel(None);
+    let reaped = Arc::clone(&target);
     tokio::spawn(async move {
         let status = process.wait().await;
+        reaped.reaped.store(true, Ordering::Release);
         // The last lines before the exit are read before it is reported, but a process the
         // child left behind holding its pipes (a wrapper script's server) does not hold the
         // report back: the readers go on without it.
@@ -180,7 +219,11 @@ pub async fn boot(
             },
         }));
     });
-    let child = Child { port: 0, pid, exit };
+    let child = Child {
+        port: 0,
+        process: target,
+        exit,
+    };
     tokio::select! {
         port = listened => match port {
             Ok(port) => Ok(Child { port, ..child }),
@@ -338,22 +381,54 @@ enum Signal {
 }
 
 #[cfg(unix)]
-fn signal(pid: Option<u32>, signal: Signal) {
-    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
-        return;
-    };
-    let number = match signal {
+fn signal_number(signal: Signal) -> libc::c_int {
+    match signal {
         Signal::Term => libc::SIGTERM,
         Signal::Kill => libc::SIGKILL,
+    }
+}
+
+/// `None` where the kernel has no pidfd_open (before 5.3): signals then go by pid.
+#[cfg(target_os = "linux")]
+fn open_pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let pid = libc::pid_t::try_from(pid).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = libc::c_int::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    // SAFETY: the descriptor was just opened and nothing else owns it.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(target_os = "linux")]
+fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: pidfd_send_signal only sends a signal to the process the descriptor refers to;
+    // one that has exited gives ESRCH.
+    unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            fd.as_raw_fd(),
+            signal_number(signal),
+            std::ptr::null::<libc::siginfo_t>(),
+            0,
+        );
+    }
+}
+
+#[cfg(unix)]
+fn send_to_pid(pid: Option<u32>, signal: Signal) {
+    let Some(pid) = pid.and_then(|p| libc::pid_t::try_from(p).ok()) else {
+        return;
     };
     // SAFETY: kill(2) only sends a signal; a pid that has already gone gives ESRCH.
     unsafe {
-        libc::kill(pid, number);
+        libc::kill(pid, signal_number(signal));
     }
 }
 
 #[cfg(not(unix))]
-fn signal(pid: Option<u32>, _signal: Signal) {
+fn send_to_pid(pid: Option<u32>, _signal: Signal) {
     // No SIGTERM to send: the child is ended at once.
     if let Some(pid) = pid {
         let _ = std::process::Command::new("taskkill")
@@ -450,6 +525,30 @@ mod tests {
         }
         assert_eq!(signal_name(40), "SIG40");
     }
+    /// Signals go through the pidfd, and none is sent once the pid is known to be released.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn signals_reach_the_child_and_stop_once_it_is_reaped() {
+        use std::os::unix::process::ExitStatusExt;
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        let target = SignalTarget::new(Some(sleeper.id()));
+        assert!(target.pidfd.is_some(), "this kernel has pidfd_open");
+        target.reaped.store(true, Ordering::Release);
+        target.send(Signal::Kill);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            sleeper.try_wait().expect("try_wait").is_none(),
+            "no signal once reaped"
+        );
+        target.reaped.store(false, Ordering::Release);
+        target.send(Signal::Kill);
+        let status = sleeper.wait().expect("wait");
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+    }
+
     use std::future::pending;
 
     fn shell(script: &str) -> ChildSpec {
