@@ -3,21 +3,21 @@
 // against the service it starts, which then drains and exits 0 on SIGTERM.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BUILD, exampleIndex } from '../examples/pack/build-index.mjs';
 import { writeIndex } from '../lib/kindgi-index.js';
 import { listeningPort } from './helpers/lines.mjs';
+import { packFolder } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const committed = join(root, 'examples', 'pack', 'index.json');
 
 test('the example pack\'s index.json is exactly what build-index.mjs writes from its modules', async () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'kindgi-example-')), 'index.json');
+  const out = join(packFolder('kindgi-example-'), 'index.json');
   const written = await writeIndex(await exampleIndex(), out, BUILD);
   assert.equal(readFileSync(out, 'utf8'), readFileSync(committed, 'utf8'), 'run `node examples/pack/build-index.mjs`');
   assert.equal(written.artifactVersion, BUILD.artifactVersion);

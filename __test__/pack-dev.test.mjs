@@ -2,7 +2,7 @@
 // change, a failed boot that keeps the old child, and Ctrl-C closing it with its child.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -60,7 +60,7 @@ function launch(args, env = process.env) {
 }
 
 test('serves through a front, swaps when the pack changes, keeps the old child when a boot fails, closes on SIGINT', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'kindgi-pack-dev-'));
+  const root = packFolder('kindgi-pack-dev-');
   cpSync(fixture, root, { recursive: true });
   const index = join(root, 'index.json');
   const run = launch(['--index', index]);
@@ -95,9 +95,9 @@ test('serves through a front, swaps when the pack changes, keeps the old child w
 });
 
 test('an index outside the module root, saved by renaming over it, swaps too', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'kindgi-pack-dev-root-'));
+  const root = packFolder('kindgi-pack-dev-root-');
   cpSync(fixture, root, { recursive: true });
-  const out = mkdtempSync(join(tmpdir(), 'kindgi-pack-dev-out-'));
+  const out = packFolder('kindgi-pack-dev-out-');
   const index = join(out, 'index.json');
   const original = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
   writeFileSync(index, JSON.stringify(original));

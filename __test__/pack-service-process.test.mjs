@@ -2,13 +2,14 @@
 // pack code loads, the env filter, tenant pinning, missing env and SIGTERM drain.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { onLines } from './helpers/lines.mjs';
 import { until } from './helpers/until.mjs';
+import { packFolder } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -163,7 +164,7 @@ test('boot failures and bad configuration exit 1 with every problem', async () =
   assert.equal(failed.message, 'The pack service failed to boot');
   assert.match(failed.problems[0], /^Cannot read the pack index: ENOENT/);
 
-  const dir = mkdtempSync(join(tmpdir(), 'kindgi-pack-'));
+  const dir = packFolder('kindgi-pack-');
   const index = JSON.parse(readFileSync(indexPath, 'utf8'));
   writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
   const noModules = launch(['--index', join(dir, 'index.json')]);
@@ -203,7 +204,7 @@ test('a pinned process refuses other tenants; missing env keeps it unready', asy
     await pinned.exited;
   }
 
-  const dir = mkdtempSync(join(tmpdir(), 'kindgi-pack-'));
+  const dir = packFolder('kindgi-pack-');
   const index = { ...JSON.parse(readFileSync(indexPath, 'utf8')), env: { required: ['NEEDED_KEY'] } };
   writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
   const unready = launch(['--index', join(dir, 'index.json'), '--module-root', packRoot, '--host', '127.0.0.1']);

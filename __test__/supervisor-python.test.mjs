@@ -4,8 +4,7 @@
 // pack service that is not this package's. The peer comes from `node scripts/python-peer.mjs`
 // (CI runs it); without it these tests are skipped and say so.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import { findPythonPeer } from '../scripts/python-peer.mjs';
 import { frontClient } from './helpers/front-client.mjs';
 import { processesNaming } from './helpers/processes.mjs';
 import { until } from './helpers/until.mjs';
+import { packFolder } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pyPack = join(here, 'fixtures', 'py-pack');
@@ -23,7 +23,7 @@ const skip = peer.why ?? false;
 
 /** Index files in a folder of their own (the children's command lines name it). */
 function indexes(extra = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'kindgi-sup-py-'));
+  const dir = packFolder('kindgi-sup-py-');
   const write = (name, index) => {
     const path = join(dir, name);
     writeFileSync(path, JSON.stringify(index));

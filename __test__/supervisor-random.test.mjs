@@ -4,12 +4,12 @@
 // are exactly the serving one (retired ones are gone), and after close() none is.
 // KINDGI_RANDOM_CASES sets the number of steps.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
+import { packFolder } from './helpers/local-pack.mjs';
 import { processesNaming } from './helpers/processes.mjs';
 import { randomCases, rng } from './helpers/random-requests.mjs';
 import { until } from './helpers/until.mjs';
@@ -20,7 +20,7 @@ const MAX_RESTARTS = 1;
 
 /** A pack whose `ok` tool answers and whose `exit` tool ends its process, under each version. */
 function pack() {
-  const root = mkdtempSync(join(tmpdir(), 'kindgi-sup-random-'));
+  const root = packFolder('kindgi-sup-random-');
   writeFileSync(join(root, 'ok.mjs'), 'export default (input) => input;\n');
   writeFileSync(join(root, 'exit.mjs'), 'export default () => { process.exit(3); };\n');
   const any = { type: 'object' };

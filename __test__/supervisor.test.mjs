@@ -4,7 +4,7 @@
 // HTTP, bad options, and a process that exits after close().
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -14,6 +14,7 @@ import { frontClient } from './helpers/front-client.mjs';
 import { processesNaming } from './helpers/processes.mjs';
 import { randomCases, sendRandomRequests } from './helpers/random-requests.mjs';
 import { until } from './helpers/until.mjs';
+import { packFolder } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -24,10 +25,10 @@ const env = async () => ({ PATH: process.env.PATH ?? '' });
 
 /** The js-pack index under another artifact version (same modules), and a pack whose tool exits its process. */
 function packs() {
-  const dir = mkdtempSync(join(tmpdir(), 'kindgi-sup-'));
+  const dir = packFolder('kindgi-sup-');
   const v2 = join(dir, 'v2.json');
   writeFileSync(v2, JSON.stringify({ ...jsIndex, artifactVersion: '20260202.2' }));
-  const crashRoot = mkdtempSync(join(tmpdir(), 'kindgi-crash-'));
+  const crashRoot = packFolder('kindgi-crash-');
   writeFileSync(join(crashRoot, 'crash.mjs'), 'export default () => { process.exit(3); };\n');
   writeFileSync(join(crashRoot, 'ok.mjs'), 'export default (input) => input;\n');
   writeFileSync(join(crashRoot, 'pid.mjs'), 'export default () => ({ pid: process.pid });\n');
@@ -264,7 +265,7 @@ test('onLog and onEvent that throw change nothing: the start resolves, calls are
 });
 
 test('a command that cannot be started fails its start in the words of Node\'s spawn', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kindgi-unstartable-'));
+  const dir = packFolder('kindgi-unstartable-');
   const notExecutable = join(dir, 'not-executable');
   writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
   for (const program of [join(dir, 'missing'), notExecutable]) {
@@ -329,7 +330,7 @@ for (const [how, ending] of [
 ]) {
   test(`a process that ${how} leaves no child behind (Linux)`, { skip: process.platform !== 'linux' }, async () => {
     // A copy of the index in a folder of its own, so this child can be told apart.
-    const dir = mkdtempSync(join(tmpdir(), 'kindgi-sup-dies-'));
+    const dir = packFolder('kindgi-sup-dies-');
     const index = join(dir, 'index.json');
     writeFileSync(index, JSON.stringify(jsIndex));
     const script = `
@@ -351,7 +352,7 @@ for (const [how, ending] of [
 test('close() while a start() is still booting its child kills that child before it resolves', async () => {
   // A pack in a folder of its own, so the booting child can be told apart, whose module takes
   // seconds to load: the child is still booting when close() comes, however fast the machine.
-  const dir = mkdtempSync(join(tmpdir(), 'kindgi-close-booting-'));
+  const dir = packFolder('kindgi-close-booting-');
   const index = join(dir, 'index.json');
   writeFileSync(join(dir, 'slow.mjs'), 'await new Promise((r) => setTimeout(r, 5000));\nexport default () => ({});\n');
   const any = { type: 'object' };
@@ -366,7 +367,7 @@ test('close() while a start() is still booting its child kills that child before
 });
 
 test('a pack that writes bytes that are not UTF-8 while it loads still boots, its lines read as readline reads them', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'kindgi-noisy-'));
+  const root = packFolder('kindgi-noisy-');
   writeFileSync(join(root, 'noisy.mjs'), "process.stderr.write(Buffer.from('caf\\xe9\\nx\\ry\\n', 'latin1'));\nexport default (input) => input;\n");
   const index = join(root, 'index.json');
   writeFileSync(index, JSON.stringify({

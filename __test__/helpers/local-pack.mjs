@@ -12,7 +12,7 @@ process.once('exit', () => {
   for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A new temporary folder for a pack, removed when the test process exits. */
+/** A new temporary folder (for a pack, an index, a script), removed when the test process exits. */
 export function packFolder(prefix = 'kindgi-local-pack-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   folders.push(dir);
