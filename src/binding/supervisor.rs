@@ -11,7 +11,7 @@ use crate::supervisor::backlog::Backlog;
 use crate::supervisor::child::ChildSpec;
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
-    EventSink, Launch, Lifecycle, LifecycleOptions, SupervisorEvent,
+    EventSink, Launch, Lifecycle, LifecycleOptions, SupervisorEvent, INTERRUPT_GRACE,
 };
 use crate::supervisor::lines::service_event;
 use crate::supervisor::relay::{RelayCall, RelayOutcome, RelayRoute};
@@ -229,6 +229,7 @@ pub fn create_native_supervisor(
             stop_grace: millis(options.stop_grace_ms),
             max_restarts: options.max_restarts,
             restart_delay: millis(options.restart_delay_ms),
+            interrupt_grace: INTERRUPT_GRACE,
             backlog,
         },
         launcher,

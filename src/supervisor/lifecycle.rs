@@ -20,6 +20,10 @@ use tokio::sync::watch;
 /// Restarts are counted over this window: more than `max_restarts` within it is giving up.
 pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
 
+/// How long a child killed by SIGINT or SIGHUP waits before it is a crash: a terminal's
+/// Ctrl+C or hangup reaches the owner too, whose `begin_close` is then on its way.
+pub const INTERRUPT_GRACE: Duration = Duration::from_millis(100);
+
 /// What the supervisor tells its owner.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SupervisorEvent {
@@ -62,6 +66,8 @@ pub struct LifecycleOptions {
     pub stop_grace: Duration,
     pub max_restarts: u32,
     pub restart_delay: Duration,
+    /// [`INTERRUPT_GRACE`] outside tests.
+    pub interrupt_grace: Duration,
     /// Where the child's lines wait for JavaScript (the binding's event sink enters each one).
     pub backlog: Arc<Backlog>,
 }
@@ -312,10 +318,9 @@ impl Lifecycle {
         let lifecycle = Arc::clone(self);
         tokio::spawn(async move {
             let ended = child.exited().await;
-            // A terminal's Ctrl+C or hangup reaches the whole process group: give the owner's
-            // `begin_close` a moment to arrive before calling this a crash.
+            // Any other end is a crash at once.
             if matches!(ended.signal.as_deref(), Some("SIGINT" | "SIGHUP")) {
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::time::sleep(lifecycle.options.interrupt_grace).await;
             }
             let index = lifecycle
                 .with_state(|state| {
@@ -427,6 +432,14 @@ mod tests {
         crash_after: Option<&str>,
         max_restarts: u32,
     ) -> (Arc<Lifecycle>, Arc<Mutex<Vec<SupervisorEvent>>>) {
+        lifecycle_with_grace(crash_after, max_restarts, INTERRUPT_GRACE)
+    }
+
+    fn lifecycle_with_grace(
+        crash_after: Option<&str>,
+        max_restarts: u32,
+        interrupt_grace: Duration,
+    ) -> (Arc<Lifecycle>, Arc<Mutex<Vec<SupervisorEvent>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let into = Arc::clone(&seen);
         let events: EventSink = Arc::new(move |event| {
@@ -452,7 +465,8 @@ mod tests {
                 "echo '{\"kind\":\"boot-failed\",\"problems\":[\"Missing module: a.mjs\"]}' >&2; exit 1".to_owned()
             } else {
                 // The trap is set before `listening`: a retire may come the moment it is read.
-                format!("trap 'exit 0' TERM; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail}")
+                // The index names the child among the processes.
+                format!("trap 'exit 0' TERM; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail} # {index}")
             };
             Box::pin(async move {
                 Ok(ChildSpec {
@@ -468,6 +482,7 @@ mod tests {
             stop_grace: Duration::from_secs(2),
             max_restarts,
             restart_delay: Duration::from_millis(10),
+            interrupt_grace,
             backlog: Arc::default(),
         };
         (Lifecycle::new(options, launch, events), seen)
@@ -543,16 +558,52 @@ mod tests {
         }
     }
 
-    /// Whether a live process's command line holds `marker`.
-    fn alive_with(marker: &str) -> bool {
+    /// The pid of a live process whose command line holds `marker`.
+    fn pid_with(marker: &str) -> Option<i32> {
         std::fs::read_dir("/proc")
             .into_iter()
             .flatten()
             .flatten()
-            .any(|entry| {
+            .find(|entry| {
                 std::fs::read(entry.path().join("cmdline"))
                     .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
             })
+            .and_then(|entry| entry.file_name().to_str()?.parse().ok())
+    }
+
+    fn alive_with(marker: &str) -> bool {
+        pid_with(marker).is_some()
+    }
+
+    /// SUP 113-115: a SIGKILL is a crash at once, a SIGINT only after the grace (a long one
+    /// here, so the difference cannot be a matter of timing).
+    #[tokio::test]
+    async fn only_an_interrupt_waits_before_it_is_a_crash() {
+        for (signal, crash_at_once) in [(libc::SIGKILL, true), (libc::SIGINT, false)] {
+            let (lifecycle, seen) = lifecycle_with_grace(None, 3, Duration::from_secs(600));
+            let marker = format!("signalled-{signal}-{}", std::process::id());
+            assert!(lifecycle.start(&marker).await.is_ok());
+            let pid = pid_with(&marker).expect("the child runs");
+            // SAFETY: kill(2) only sends a signal, to the child the test started.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+            // The exit is seen (the pid is reaped), then given time to be reported.
+            until(|| !std::path::Path::new(&format!("/proc/{pid}")).exists()).await;
+            if crash_at_once {
+                until(|| kinds(&seen).len() > 1).await;
+                let seen = kinds(&seen);
+                assert!(
+                    seen.starts_with(&["started".into(), "exited".into()]),
+                    "{seen:?}"
+                );
+            } else {
+                // Longer than the exit's report can take (`LINES_AFTER_EXIT`, 500 ms).
+                tokio::time::sleep(Duration::from_millis(1000)).await;
+                assert_eq!(kinds(&seen), ["started"], "SIGINT waits for the grace");
+            }
+            lifecycle.close().await;
+        }
     }
 
     #[tokio::test]
