@@ -174,15 +174,22 @@ test('deadlines, cancellation and handlers that ignore their abort', async () =>
 });
 
 test('the concurrency cap, missing env and tenant pinning answer before any handler runs', async () => {
+  // Calls that hold their slot until the test hangs up (which cancels them), so that however
+  // slow the machine, every later call arrives while they run.
+  const holding = (run, signal) => run.invoke(tool('fixture.sleep', { ms: 600_000 }), {}, signal).catch(() => 'cancelled');
   const capped = await started({ maxConcurrency: 1 });
+  const hangUp = new AbortController();
   try {
-    const first = capped.invoke(tool('fixture.sleep', { ms: 200 }));
+    const first = holding(capped, hangUp.signal);
     await until(() => capped.service.inFlight() === 1, 'the first call');
     const refused = await capped.invoke(tool('fixture.echo', { text: 'x' }));
     assert.equal(refused.status, 503);
     assert.equal(refused.text, '{"error":"overloaded"}');
     assert.equal(refused.headers.get('retry-after'), '1');
-    assert.equal((await first).status, 200);
+    hangUp.abort();
+    assert.equal(await first, 'cancelled');
+    await until(() => capped.service.inFlight() === 0, 'the cancelled call');
+    assert.equal((await capped.invoke(tool('fixture.echo', { text: 'x' }))).status, 200, 'the slot is free again');
   } finally {
     await capped.service.stop(100);
   }
@@ -191,11 +198,16 @@ test('the concurrency cap, missing env and tenant pinning answer before any hand
   // refuses every call, 1.5 admits two, 2 ** 32 and Infinity are no cap (never wrapped).
   for (const [maxConcurrency, admitted] of [[0, 0], [1.5, 2], [2 ** 32, 3], [Infinity, 3]]) {
     const run = await started({ maxConcurrency });
+    const hangUpAll = new AbortController();
     try {
-      // Long calls: all three arrive while the admitted ones still run.
-      const answers = await Promise.all([1, 2, 3].map(() => run.invoke(tool('fixture.sleep', { ms: 800 }))));
-      assert.equal(answers.filter((a) => a.status === 200).length, admitted, `maxConcurrency ${maxConcurrency}`);
-      assert.ok(answers.every((a) => a.status === 200 || a.text === '{"error":"overloaded"}'));
+      const answered = [];
+      const calls = [1, 2, 3].map(() => holding(run, hangUpAll.signal).then((a) => a !== 'cancelled' && answered.push(a)));
+      const what = `maxConcurrency ${maxConcurrency}`;
+      await until(() => answered.length === 3 - admitted && run.service.inFlight() === admitted, what);
+      assert.ok(answered.every((a) => a.status === 503 && a.text === '{"error":"overloaded"}'), what);
+      hangUpAll.abort();
+      await Promise.all(calls);
+      assert.equal(answered.length, 3 - admitted, what);
     } finally {
       await run.service.stop(100);
     }
