@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService, packServiceLogs, startPackService } from '../lib/pack-service.js';
 import { onLines } from './helpers/lines.mjs';
+import { localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
 import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -222,6 +223,86 @@ test('a given write gets lifecycle and log lines before the call returns; levels
   failing.logs.event('stopped', 'Stopped');
   failing.logs.log.info('still fine');
   assert.equal(calls, 2);
+});
+
+test('fields are merged, spread and redacted as @kindgi/log does it', () => {
+  const out = [];
+  const { log } = packServiceLogs({ env: {}, write: (line) => out.push(line) }).logs;
+  const last = () => JSON.parse(out.at(-1));
+  const rest = () => out.at(-1).slice(out.at(-1).indexOf(',"message"'));
+
+  // An Error among the bindings is serialised at each record: with its stack at error level.
+  const err = Object.assign(new Error('boom'), { code: 'E1' });
+  const bound = log.child({ err });
+  bound.warn('first');
+  assert.deepEqual(last().err, { name: 'Error', message: 'boom', code: 'E1' });
+  bound.error('second');
+  assert.equal(last().err.stack, err.stack);
+  bound.warn('third');
+  assert.equal('stack' in last().err, false);
+
+  // A field set to undefined hides the binding of that name, err included.
+  const ids = log.child({ runId: 'r1', a: 1, err });
+  ids.info('m', { runId: undefined, a: undefined, err: undefined, b: 2 });
+  assert.equal(rest(), ',"message":"m","b":2}');
+  ids.info('m', { a: 3 });
+  assert.equal(last().a, 3);
+  assert.equal(last().runId, 'r1');
+
+  // A cycle is [circular]; other fields stay.
+  const cyclic = { x: 1 };
+  cyclic.self = cyclic;
+  log.info('m', { c: cyclic, k: 1, twice: [cyclic, cyclic] });
+  assert.equal(rest(), ',"message":"m","c":{"x":1,"self":"[circular]"},"k":1,"twice":[{"x":1,"self":"[circular]"},{"x":1,"self":"[circular]"}]}');
+
+  // Fields that are a string or an array are spread by their indexes, which JSON lists first.
+  log.info('m', 'ab');
+  assert.ok(out.at(-1).startsWith('{"0":"a","1":"b","time":'), out.at(-1));
+  log.info('m', ['x']);
+  assert.ok(out.at(-1).startsWith('{"0":"x","time":'), out.at(-1));
+  log.info('m', 5);
+  assert.equal(rest(), ',"message":"m"}');
+
+  // An own __proto__ member is never a key (an assignment in @kindgi/log), at any depth.
+  log.info('m', JSON.parse('{"__proto__":1,"k":{"__proto__":{"x":1},"j":1}}'));
+  assert.equal(rest(), ',"message":"m","k":{"j":1}}');
+
+  // A message with a lone surrogate keeps it, as JSON.stringify writes it.
+  log.info('m\ud800');
+  assert.equal(rest(), ',"message":"m\\ud800"}');
+
+  // Loggers are extensible, with @kindgi/log's keys in its order.
+  assert.deepEqual(Object.keys(log), ['error', 'warn', 'info', 'debug', 'trace', 'child', 'isLevelEnabled']);
+  assert.ok(Object.isExtensible(log.child({ a: 1 })));
+});
+
+test('ctx.log is extensible, with the keys of @kindgi/log in its order, with or without a log', async () => {
+  const dir = packFolder();
+  const indexFile = writeLocalPack(dir, {
+    'shape.mjs': 'export default (_i, ctx) => { ctx.log.mine = 1; return { keys: Object.keys(ctx.log) }; };\n',
+  });
+  for (const log of [undefined, packServiceLogs({ env: {}, write: () => {} }).logs.log]) {
+    const service = createPackService({
+      index: JSON.parse(readFileSync(indexFile, 'utf8')),
+      resolveModule: (p) => join(dir, p),
+      token: TOKEN,
+      env: {},
+      log,
+    });
+    assert.deepEqual(await service.prewarm(), []);
+    const port = await service.listen(0, '127.0.0.1');
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN },
+        body: localCall('shape'),
+      });
+      const { output } = JSON.parse(await res.text());
+      assert.deepEqual(output.keys, ['error', 'warn', 'info', 'debug', 'trace', 'child', 'isLevelEnabled', 'mine'], `log ${log === undefined ? 'none' : 'native'}`);
+    } finally {
+      await service.stop(100);
+    }
+  }
 });
 
 test('startPackService writes records to given logs; a function logger gets events and no records', async (t) => {

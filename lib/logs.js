@@ -22,26 +22,85 @@ function serializeError(err, withStack, depth = 0) {
   };
 }
 
+/** How deep `@kindgi/log` copies a record's values; deeper ones are `[too deep]`. */
+const MAX_DEPTH = 8;
+
+/**
+ * `fields` with every cycle (an object inside itself) replaced by `[circular]`, as
+ * `@kindgi/log`'s redaction replaces it; what lies deeper than it copies is `[too deep]`.
+ * The record's own Errors (its top-level values, and `err`) are kept for `serializeError`.
+ */
+function withoutCycles(value, depth, path, key) {
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  if (depth === 1 && (value instanceof Error || key === 'err')) return value;
+  if (path.has(value)) return '[circular]';
+  if (depth >= MAX_DEPTH) return '[too deep]';
+  path.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => withoutCycles(v, depth + 1, path));
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = withoutCycles(v, depth + 1, path, k);
+    return out;
+  } finally {
+    path.delete(value);
+  }
+}
+
 /**
  * An object of fields or bindings as JSON text: an Error among its own values, and whatever
  * `err` holds, is serialised (`err` with its stack at error level, or when debug is on), a
- * BigInt becomes its digits.
- * What JSON cannot hold (a cycle) gives no text: logging never throws.
+ * BigInt becomes its digits, a cycle `[circular]`, and a `__proto__` member is left out (an
+ * assignment in `@kindgi/log` never makes it a key). What JSON still cannot hold (a getter
+ * that throws) gives no text: logging never throws.
  */
 function recordJson(fields, level, threshold) {
   if (fields === null || typeof fields !== 'object') return undefined;
-  try {
-    return JSON.stringify(fields, function replace(key, value) {
+  const stringify = (top) =>
+    JSON.stringify(top, function replace(key, value) {
+      if (key === '__proto__') return undefined;
       if (typeof value === 'bigint') return value.toString();
-      if (this === fields && (value instanceof Error || key === 'err')) {
+      if (this === top && (value instanceof Error || key === 'err')) {
         const withStack = level === 'error' || (key === 'err' && RANK.debug >= threshold);
         return serializeError(value, withStack);
       }
       return value;
     });
+  try {
+    return stringify(fields);
   } catch {
-    return undefined;
+    try {
+      return stringify(withoutCycles(fields, 0, new Set()));
+    } catch {
+      return undefined;
+    }
   }
+}
+
+/** A record's fields as `@kindgi/log` spreads them: a string or an array by its indexes. */
+const spread = (fields) =>
+  fields !== undefined && fields !== null && (typeof fields !== 'object' || Array.isArray(fields))
+    ? { ...fields }
+    : fields;
+
+/** Whether `fields` sets to `undefined` a name `bindings` has (which hides it from the record). */
+function hidesBinding(fields, bindings) {
+  if (fields === undefined || fields === null) return false;
+  for (const key of Object.keys(fields)) {
+    if (fields[key] === undefined && Object.hasOwn(bindings, key)) return true;
+  }
+  return false;
+}
+
+/**
+ * The bindings with `fields` over them, as `@kindgi/log` merges them, without the names set to
+ * `undefined`; the subsystem stays the logger's own.
+ */
+function merged(bindings, fields) {
+  const both = { ...bindings, ...fields };
+  for (const key of Object.keys(fields)) if (fields[key] === undefined) delete both[key];
+  if (Object.hasOwn(bindings, 'subsystem')) both.subsystem = bindings.subsystem;
+  else delete both.subsystem;
+  return both;
 }
 
 /**
@@ -52,13 +111,34 @@ function nativeLogger(logs, bindings, sink) {
   const subsystem =
     typeof bindings.subsystem === 'string' && bindings.subsystem !== '' ? bindings.subsystem : 'root';
   const threshold = logs.threshold(subsystem);
-  let boundJson;
+  // The bindings' text at error level and below it (an Error among them has its stack at error).
+  const boundJson = [undefined, undefined];
   const write = (level) => (message, fields, how) => {
     if (RANK[level] < threshold) return;
-    boundJson ??= recordJson(bindings, level, threshold) ?? '{}';
+    const atError = level === 'error' ? 1 : 0;
+    let own = spread(fields);
+    let bound;
+    if (hidesBinding(own, bindings)) {
+      bound = recordJson(merged(bindings, own), level, threshold) ?? '{}';
+      own = undefined;
+    } else {
+      bound = boundJson[atError] ??= recordJson(bindings, level, threshold) ?? '{}';
+    }
     const inMessage = Array.isArray(how?.inMessage) ? how.inMessage.filter((k) => typeof k === 'string') : undefined;
-    sink(logs.write(boundJson, level, String(message), recordJson(fields, level, threshold), inMessage));
+    // A message with lone surrogates crosses as JSON text, which keeps them.
+    const text = String(message);
+    const wellFormed = text.isWellFormed();
+    const line = logs.write(
+      bound,
+      level,
+      wellFormed ? text : JSON.stringify(text),
+      recordJson(own, level, threshold),
+      inMessage,
+      !wellFormed,
+    );
+    sink(line);
   };
+  // Keys in `@kindgi/log`'s order; extensible, as its loggers are.
   const logger = {
     error: write('error'),
     warn: write('warn'),
@@ -69,7 +149,7 @@ function nativeLogger(logs, bindings, sink) {
     isLevelEnabled: (level) => RANK[level] >= threshold,
   };
   Object.defineProperty(logger, NATIVE, { value: { logs, bindings } });
-  return Object.freeze(logger);
+  return logger;
 }
 
 /**
@@ -118,7 +198,7 @@ export function packServiceLogs({ env = {}, write, isTTY = false } = {}) {
         format: value('KINDGI_LOG_FORMAT'),
         noColor: value('NO_COLOR'),
       },
-      isTTY === true,
+      Boolean(isTTY),
       writeLine,
     );
   } catch (cause) {

@@ -75,16 +75,16 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 
 const noop = () => undefined;
 
-/** A logger that writes nothing: `ctx.log` when the service has no `log`. */
-const noopLogger = Object.freeze({
-  trace: noop,
-  debug: noop,
-  info: noop,
-  warn: noop,
+/** A logger that writes nothing: `ctx.log` when the service has no `log` (`@kindgi/log`'s). */
+const noopLogger = {
   error: noop,
+  warn: noop,
+  info: noop,
+  debug: noop,
+  trace: noop,
   child: () => noopLogger,
   isLevelEnabled: () => false,
-});
+};
 
 const describeCause = describeMessage;
 

@@ -157,7 +157,9 @@ impl NativeLogs {
     }
 
     /// Writes one record: the logger's bindings and the record's fields as JSON text, and the
-    /// names its message states. Returns the line for a JS `write` sink, which JS writes.
+    /// names its message states. A message with lone surrogates, which a napi string cannot
+    /// carry, comes as JSON text (`message_is_json`). Returns the line for a JS `write` sink,
+    /// which JS writes.
     #[napi]
     pub fn write(
         &self,
@@ -166,11 +168,20 @@ impl NativeLogs {
         message: String,
         fields: Option<String>,
         in_message: Option<Vec<String>>,
+        message_is_json: Option<bool>,
     ) -> Option<Vec<String>> {
         let level = Level::parse(&level)?;
+        let (message, lone_in_message) = match message_is_json {
+            Some(true) => match parse_with_lone_surrogates(&message) {
+                (Ok(Value::String(text)), lone) => (text, lone),
+                _ => (message, false),
+            },
+            _ => (message, false),
+        };
         let (fields, lone_in_fields) = fields.as_deref().map(object).unwrap_or_default();
         let (bound, lone_in_bindings) = object(&bindings);
-        let logger = restoring(self.root.child(bound), lone_in_fields || lone_in_bindings);
+        let lone = lone_in_message || lone_in_fields || lone_in_bindings;
+        let logger = restoring(self.root.child(bound), lone);
         lines_from_js(|| {
             logger.log(level, &message, fields, &in_message.unwrap_or_default());
             // Written from the JS thread: out now, after what Rust queued before it.

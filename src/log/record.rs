@@ -148,7 +148,7 @@ pub fn assemble(parts: RecordParts<'_>) -> Entries {
         record.set("fields".into(), reserved);
     }
     if let Some(err) = err {
-        record.set("err".into(), scrub_strings(err));
+        record.set("err".into(), scrub_err(err));
     }
     let stated: Vec<Value> = in_message
         .iter()
@@ -161,13 +161,22 @@ pub fn assemble(parts: RecordParts<'_>) -> Entries {
     record
 }
 
-/// An already serialised error: its strings scrubbed, its keys kept.
-fn scrub_strings(mut value: Value) -> Value {
+/// An already serialised `err` scrubbed as `@kindgi/log` scrubs it: the text of a value that
+/// was not an Error, or an Error's `message` and `stack` (not its `name` or `code`), down its
+/// `cause`s.
+fn scrub_err(mut value: Value) -> Value {
     fn walk(value: &mut Value) {
         match value {
             Value::String(text) => scrub_in_place(text),
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            Value::Object(fields) => fields.values_mut().for_each(walk),
+            Value::Object(error) => {
+                for (key, member) in error.iter_mut() {
+                    match (key.as_str(), member) {
+                        ("message" | "stack", Value::String(text)) => scrub_in_place(text),
+                        ("cause", cause) => walk(cause),
+                        _ => {}
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -256,7 +265,7 @@ pub fn json_line(
     }
     if let Some(err) = find("err") {
         out.push_str(",\"err\":");
-        out.push_str(&to_js_json(&scrub_strings(err.clone())));
+        out.push_str(&to_js_json(&scrub_err(err.clone())));
     }
     let mut stated = in_message
         .iter()
@@ -466,6 +475,22 @@ mod tests {
             "12:00:00.123 INFO  [pack] tool acme.logs ok 3ms traceId=ab spanId=cd tenantId=t runId=r \
              toolId=acme.logs packId=acme artifactVersion=1 event=call kind=call"
         );
+    }
+
+    /// `err`: an Error's `message` and `stack` are scrubbed down its causes, its `name` and
+    /// `code` kept as they are; a value that was not an Error is scrubbed whole.
+    #[test]
+    fn err_scrubs_messages_and_stacks_only() {
+        let token = "kgi_bt_abcdefghijklmnop1234";
+        let err = json!({"name": token, "message": token, "code": token, "stack": token,
+                         "cause": {"name": token, "message": token, "code": token}});
+        let scrubbed = json!({"name": token, "message": "kgi_bt_…1234", "code": token,
+                              "stack": "kgi_bt_…1234",
+                              "cause": {"name": token, "message": "kgi_bt_…1234", "code": token}});
+        let rec = record(Level::Error, json!({ "err": err }), &[]);
+        assert_eq!(rec.get("err"), Some(&scrubbed));
+        let rec = record(Level::Error, json!({ "err": token }), &[]);
+        assert_eq!(rec.get("err"), Some(&json!("kgi_bt_…1234")));
     }
 
     #[test]
