@@ -2,14 +2,14 @@
 // pack code loads, the env filter, tenant pinning, missing env and SIGTERM drain.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { onLines } from './helpers/lines.mjs';
 import { until } from './helpers/until.mjs';
-import { packFolder } from './helpers/local-pack.mjs';
+import { localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'bin', 'kindgi-pack-service.mjs');
@@ -218,5 +218,60 @@ test('a pinned process refuses other tenants; missing env keeps it unready', asy
   } finally {
     unready.child.kill('SIGTERM');
     await unready.exited;
+  }
+});
+
+test('calls that end while the JS thread is busy never start, and hold their place until it is free', async () => {
+  const dir = packFolder();
+  const [started, release, ran] = ['started', 'release', 'ran'].map((name) => join(dir, name));
+  const indexFile = writeLocalPack(dir, {
+    // Holds the JS thread until the test releases it (or 60 s pass).
+    'busy.mjs': `import { existsSync, writeFileSync } from 'node:fs';
+export default () => {
+  writeFileSync(${JSON.stringify(started)}, '');
+  const until = Date.now() + 60_000;
+  while (!existsSync(${JSON.stringify(release)}) && Date.now() < until);
+  return {};
+};
+`,
+    'count.mjs': `import { appendFileSync } from 'node:fs';
+export default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; };
+`,
+  });
+  const run = launch(['--index', indexFile, '--host', '127.0.0.1'], {
+    KINDGI_PACK_SERVICE_MAX_CONCURRENCY: '3',
+    // A build under test elsewhere (the other tests here check the exact environment).
+    ...(process.env.NAPI_RS_NATIVE_LIBRARY_PATH && { NAPI_RS_NATIVE_LIBRARY_PATH: process.env.NAPI_RS_NATIVE_LIBRARY_PATH }),
+  });
+  const port = await run.listening;
+  const post = (name, headers = {}) =>
+    fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, ...headers },
+      body: localCall(name),
+    });
+  try {
+    const busy = post('busy');
+    await until(() => existsSync(started), 'the busy handler');
+    // Answered by their deadline while queued behind the busy handler.
+    for (const _ of [1, 2]) {
+      const late = await post('count', { 'kindgi-timeout-ms': '50' });
+      assert.equal(late.status, 200);
+      assert.equal((await late.json()).code, 'deadline-exceeded');
+    }
+    // Those two still hold their places: with the busy call, the cap of 3 is reached.
+    const refused = await post('count');
+    assert.equal(refused.status, 503);
+    assert.deepEqual(await refused.json(), { error: 'overloaded' });
+    writeFileSync(release, '');
+    assert.equal((await busy).status, 200);
+    const after = await post('count');
+    assert.equal(after.status, 200);
+    assert.deepEqual(await after.json(), { v: 2, kind: 'result', output: {} });
+    // Only the last call's handler ran.
+    assert.equal(readFileSync(ran, 'utf8'), 'x');
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
   }
 });

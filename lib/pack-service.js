@@ -458,6 +458,9 @@ export function createPackService(options) {
   const WARM_UP_TOOL = { id: 'warm-up' };
 
   function dispatch(id, target, position, request, defaults, bindings) {
+    // The call ended (its deadline, its caller gone) while it waited for this thread: Rust
+    // has answered it, and its pack code never starts.
+    if (target === 'skip') return;
     const call = new CallState(bindings, toolLog);
     calls.set(id, call);
     try {

@@ -21,7 +21,8 @@ use crate::service::core::{
 use crate::service::http::Reply;
 use crate::service::listen::{listen, ListenError};
 use crate::service::server::{serve, Listening};
-use napi::bindgen_prelude::FnArgs;
+use crate::service::start_gate::StartGate;
+use napi::bindgen_prelude::{FnArgs, ToNapiValue};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
@@ -38,9 +39,32 @@ use tokio::sync::oneshot;
 // it listens or warms up (lib/pack-service.js), so one served through `handle`, or never
 // used, lets the process exit as the TypeScript service does.
 type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false, true>;
-/// `(callId, "tool" | "check", position in the index list, request JSON, the tool's input with
-/// its defaults filled as JSON or "" (use the request's), the call's log bindings as JSON or "")`.
-type DispatchArgs = FnArgs<(u32, &'static str, u32, String, String, String)>;
+/// `(callId, "tool" | "check" | "skip", position in the index list, request JSON, the tool's
+/// input with its defaults filled as JSON or "" (use the request's), the call's log bindings as
+/// JSON or "")`.
+type DispatchArgs = FnArgs<(u32, DispatchTarget, u32, String, String, String)>;
+
+/// The dispatch's `target`: `tool` or `check`, or `skip` for a call that ended before the JS
+/// thread reached it. Decided on the JS thread, as the argument is made (see `StartGate`).
+pub struct DispatchTarget {
+    word: &'static str,
+    gate: Arc<StartGate>,
+}
+
+impl ToNapiValue for DispatchTarget {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        target: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        let word = if target.gate.start() {
+            target.word
+        } else {
+            "skip"
+        };
+        // SAFETY: called by napi with a valid env, on the JS thread.
+        unsafe { <&str as ToNapiValue>::to_napi_value(env, word) }
+    }
+}
 /// `(callId, reason)`.
 type AbortArgs = FnArgs<(u32, String)>;
 
@@ -118,6 +142,7 @@ impl Runner for Arc<JsRunner> {
                 id: call_id,
                 bindings,
                 input,
+                admission,
                 ..
             } = call;
             let word = target.word();
@@ -134,10 +159,15 @@ impl Runner for Arc<JsRunner> {
                 Target::Tool(tool) => tool.position,
                 Target::Check(check) => check.position,
             };
+            let gate = Arc::new(StartGate::new());
+            let dispatched = DispatchTarget {
+                word,
+                gate: Arc::clone(&gate),
+            };
             let status = functions.dispatch.call(
                 (
                     id,
-                    word,
+                    dispatched,
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
                     input.map(|filled| filled.defaults_json).unwrap_or_default(),
@@ -153,6 +183,16 @@ impl Runner for Arc<JsRunner> {
             tokio::select! {
                 settled = &mut settled => return settled.unwrap_or_else(|_| stopped(word, &call_id)),
                 reason = abort.aborted() => {
+                    // Still queued behind a busy JS thread: it never starts, and holds its
+                    // place until the queue reaches it.
+                    if gate.end_before_start(|| admission.hold()) {
+                        return Settled {
+                            answer: Answer::Failed(format!(
+                                "The {word} {call_id} ended before it started"
+                            )),
+                            honoured_abort: true,
+                        };
+                    }
                     functions.abort.call(
                         (id, reason.as_str().to_owned()).into(),
                         ThreadsafeFunctionCallMode::NonBlocking,
@@ -622,7 +662,18 @@ impl NativePackService {
             return false;
         };
         let status = functions.dispatch.call(
-            (0, "warm", 0, request, String::new(), String::new()).into(),
+            (
+                0,
+                DispatchTarget {
+                    word: "warm",
+                    gate: Arc::new(StartGate::new()),
+                },
+                0,
+                request,
+                String::new(),
+                String::new(),
+            )
+                .into(),
             ThreadsafeFunctionCallMode::NonBlocking,
         );
         status == Status::Ok

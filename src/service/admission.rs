@@ -55,6 +55,16 @@ impl Admission {
             })
     }
 
+    /// Counts in, whatever the cap, a call admitted before whose request has ended while its
+    /// pack code still waits to start: until it starts (or is dropped) it holds its place, so
+    /// that calls that outlive their answers cannot pile up beyond the cap.
+    pub fn hold(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        InFlight {
+            admission: Arc::clone(self),
+        }
+    }
+
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Acquire)
     }

@@ -3,6 +3,7 @@
 
 use crate::json::to_js_json;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
+use crate::service::admission::Admission;
 use crate::service::catalog::{Check, Tool};
 use crate::service::tool_io::FilledInput;
 use serde_json::{Map, Value};
@@ -101,6 +102,9 @@ pub struct Call {
     /// A tool's input with its schema's defaults filled in; `None` when the input is used as
     /// sent (or the call is a check's).
     pub input: Option<FilledInput>,
+    /// The service's count of calls in flight: a runner whose pack code has not started when
+    /// the call ends holds the call's place there until it does (`Admission::hold`).
+    pub admission: Arc<Admission>,
 }
 
 impl Call {

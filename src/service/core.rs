@@ -382,6 +382,7 @@ impl PackService {
             id: id.to_owned(),
             bindings: call_bindings,
             input,
+            admission: Arc::clone(&self.admission),
         };
         let answer = self.run(call, timeout, started, bindings.clone()).await;
         match (answer, tool) {

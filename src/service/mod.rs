@@ -12,5 +12,6 @@ pub mod http;
 pub mod listen;
 pub mod node_parser;
 pub mod server;
+pub mod start_gate;
 pub mod tool_io;
 pub mod trace;
