@@ -202,6 +202,9 @@ test('malformed bodies, floods and half-sent requests leave the service answerin
     const flood = Array.from({ length: 500 }, (_, i) => `x-flood-${i}: ${'y'.repeat(100)}\r\n`).join('');
     const flooded = await raw(port, `GET /healthz HTTP/1.1\r\nhost: x\r\n${flood}\r\n`);
     assert.match(flooded, /^HTTP\/1\.1 431 /);
+    // A head that never ends is refused once it passes twice Node's limit, not buffered on.
+    const endless = await raw(port, `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${'y'.repeat(400_000)}`, 3000);
+    assert.match(endless, /^HTTP\/1\.1 431 /);
 
     // Half a request line, then silence; and a body shorter than its content-length, then gone.
     await raw(port, 'POST /v1/inv', 200);

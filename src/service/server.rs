@@ -6,7 +6,7 @@ use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{joined_header, node_header_value, request_target, Reply};
-use crate::service::node_parser::{node_refusal, NodeRefusal};
+use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEAD_BYTES};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Incoming};
@@ -255,6 +255,11 @@ async fn connection<H: Handler>(
     let conn = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(header_limit)
+        // Node refuses a head of 16 KiB (counted its way) with 431 once it is read, which
+        // `node_refusal` does too. Without a cap on the raw bytes hyper would buffer ~400 KB
+        // of a head that never ends, per connection; twice Node's count is more than any head
+        // Node accepts can take with its separators (at most 100 headers here).
+        .max_header_size(2 * MAX_HEAD_BYTES)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
     tokio::select! {
