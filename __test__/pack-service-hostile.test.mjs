@@ -198,6 +198,11 @@ test('malformed bodies, floods and half-sent requests leave the service answerin
     assert.equal((await post('')).text, malformed);
     const huge = JSON.parse((await post(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'echo' }, input: { n: 1e308, big: 123456789012345678901234567890 }, ctx }))).text);
     assert.deepEqual(huge.output, { n: 1e308, big: 123456789012345678901234567890 });
+    // Bodies of 1 MiB and more take turns at being parsed and checked: three at once are
+    // all answered, each whole.
+    const zeros = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'echo' }, input: { zeros: new Array(1_000_000).fill(0) }, ctx });
+    const large = await Promise.all([1, 2, 3].map(() => post(zeros)));
+    assert.deepEqual(large.map((a) => [a.status, JSON.parse(a.text).output.zeros.length]), [[200, 1e6], [200, 1e6], [200, 1e6]]);
 
     const flood = Array.from({ length: 500 }, (_, i) => `x-flood-${i}: ${'y'.repeat(100)}\r\n`).join('');
     const flooded = await raw(port, `GET /healthz HTTP/1.1\r\nhost: x\r\n${flood}\r\n`);

@@ -17,6 +17,7 @@ use crate::service::catalog::Catalog;
 use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
+use crate::service::large_body::{LargeBodies, Turn};
 use crate::service::tool_io::{check_input, check_output, result_message};
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
@@ -105,6 +106,7 @@ pub struct PackService {
     missing_env: Vec<String>,
     info: String,
     admission: Arc<Admission>,
+    large_bodies: LargeBodies,
     runner: Arc<dyn Runner>,
     reporter: Arc<Reporter>,
     share_call_bindings: bool,
@@ -150,6 +152,7 @@ impl PackService {
             .info_json(options.index_hash.as_deref(), &options.missing_env);
         PackService {
             admission: Admission::new(options.max_concurrency),
+            large_bodies: LargeBodies::default(),
             catalog: options.catalog,
             token: options.token.into_bytes(),
             tenant: options.tenant,
@@ -245,7 +248,8 @@ impl PackService {
     /// future before it resolves cancels the call: the handler's abort fires with `cancelled`.
     pub async fn invoke(&self, head: &RequestHead, body: &str) -> Outcome {
         // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
-        let (parsed, lone_surrogates) = parse_with_lone_surrogates(body);
+        let turn = self.large_bodies.turn(body.len()).await;
+        let (parsed, lone_surrogates) = turn.run(|| parse_with_lone_surrogates(body));
         let Ok(json) = parsed else {
             return Outcome::Message(
                 PackErrorMessage::new(
@@ -306,6 +310,7 @@ impl PackService {
                     message: json,
                     body,
                     lone_surrogates,
+                    turn,
                 };
                 self.run_target(
                     target,
@@ -362,7 +367,10 @@ impl PackService {
             Some(tool) => {
                 let undefined = serde_json::json!({ MARKER_KEY: "undefined" });
                 let input = received.message.get("input").unwrap_or(&undefined);
-                match check_input(&tool.input, input, &tool.id) {
+                match received
+                    .turn
+                    .run(|| check_input(&tool.input, input, &tool.id))
+                {
                     Ok(filled) => filled.map(|mut filled| {
                         // A default filled under a key holding a lone surrogate names it.
                         filled.defaults_json = restore_lone_surrogates_if(
@@ -375,6 +383,8 @@ impl PackService {
                 }
             }
         };
+        // Checked: the next large body may be parsed (a JS runner drops this one at once).
+        drop(received.turn);
         let call = Call {
             target,
             message: received.message,
@@ -489,6 +499,8 @@ struct Received<'a> {
     body: &'a str,
     /// Whether the text held lone surrogates (stand-ins in `message`).
     lone_surrogates: bool,
+    /// A large body's turn, until its input is checked.
+    turn: Turn,
 }
 
 /// The answer of a call whose deadline passed first.

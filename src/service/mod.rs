@@ -9,6 +9,7 @@ pub mod config;
 pub mod core;
 pub mod hangup;
 pub mod http;
+pub mod large_body;
 pub mod listen;
 pub mod node_parser;
 pub mod server;
