@@ -479,6 +479,48 @@ test('a child writing faster than onLog takes its lines waits for it, as with re
   assert.ok(seenWhenWritten !== undefined && seenWhenWritten > lines - 15_000, `onLog had ${seenWhenWritten} of ${lines} lines when the last was written`);
 });
 
+test('long lines wait for a slow onLog by their bytes: the child blocks with a few lines on their way, not 1,024', async (t) => {
+  const dir = packFolder('kindgi-sup-long-lines-');
+  const counter = join(dir, 'written');
+  const lines = 32;
+  const size = 4 * 1024 * 1024;
+  // Each line once the last is in the pipe; the file says how many are.
+  const command = fakeChild(dir, 'long-lines', {
+    setup: "import { writeFileSync } from 'node:fs';",
+    listening: `const line = 'x'.repeat(${size}) + '\\n';
+  let written = 0;
+  const next = () => {
+    if (written === ${lines}) return;
+    process.stdout.write(line, () => {
+      written += 1;
+      writeFileSync(${JSON.stringify(counter)}, String(written));
+      next();
+    });
+  };
+  next();`,
+  });
+  let seen = 0;
+  let mostAhead = 0;
+  const run = await supervise(t, dir, {}, {
+    command,
+    onLog: (line) => {
+      if (line.length !== size) return;
+      // Written but not yet taken by onLog (this one included): what the backlog (16 MiB:
+      // four of these), the reader's line in progress and the pipe can hold.
+      const written = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0;
+      mostAhead = Math.max(mostAhead, written - seen);
+      seen += 1;
+      const until = performance.now() + 50;
+      while (performance.now() < until);
+    },
+  });
+  assert.equal((await run.supervisor.start(join(dir, 'index.json'))).kind, 'ok');
+  await until(() => seen === lines, 'every line');
+  // Bounded by count alone, the child writes all 32 (128 MiB waiting) while onLog has taken two.
+  t.diagnostic(`the child was at most ${mostAhead} lines ahead of onLog`);
+  assert.ok(mostAhead <= 7, `the child was ${mostAhead} lines ahead of onLog`);
+});
+
 test('a line longer than 64 MiB reaches onLog cut to 64 MiB, and the process goes on', async (t) => {
   const dir = packFolder('kindgi-sup-longline-');
   const command = fakeChild(dir, 'long', {

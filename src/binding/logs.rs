@@ -93,6 +93,10 @@ impl LineSink for RestoringSink {
         self.0.write(&restore_lone_surrogates(line));
     }
 
+    fn write_now(&self, line: &str) {
+        self.0.write_now(&restore_lone_surrogates(line));
+    }
+
     fn flush(&self) {
         self.0.flush();
     }
@@ -138,7 +142,7 @@ pub fn create_native_logs(
     )
     .map_err(|message| NativeError::new(NativeErrorCode::InvalidArgument, message))?;
     let sink: Sink = match write {
-        None => stderr_sink(),
+        None => stderr_sink(settings.format),
         Some(write) => Arc::new(JsWriteSink { write }),
     };
     Ok(NativeLogs {
@@ -183,9 +187,8 @@ impl NativeLogs {
         let lone = lone_in_message || lone_in_fields || lone_in_bindings;
         let logger = restoring(self.root.child(bound), lone);
         lines_from_js(|| {
-            logger.log(level, &message, fields, &in_message.unwrap_or_default());
             // Written from the JS thread: out now, after what Rust queued before it.
-            logger.flush();
+            logger.log_now(level, &message, fields, &in_message.unwrap_or_default());
         })
     }
 
@@ -206,9 +209,6 @@ impl NativeLogs {
         fields.insert("event".into(), kind.clone().into());
         fields.insert("kind".into(), kind.into());
         let logger = restoring(self.logger(r#"{"subsystem":"pack"}"#).unfiltered(), lone);
-        lines_from_js(|| {
-            logger.log(level, &message, fields, &[]);
-            logger.flush();
-        })
+        lines_from_js(|| logger.log_now(level, &message, fields, &[]))
     }
 }

@@ -211,10 +211,12 @@ pub fn create_native_supervisor(
     let entering = Arc::clone(&backlog);
     let sink: EventSink = Arc::new(move |event| {
         if let Some(events) = events_js.events() {
-            // Left once JavaScript has run `heard` on it (or never will).
-            let delivery = entering.enter();
+            let json = event_json(event);
+            // Left once JavaScript has run `heard` on it (or never will); its text is what
+            // waits meanwhile.
+            let delivery = entering.enter(json.len());
             events.call_with_return_value(
-                event_json(event),
+                json,
                 ThreadsafeFunctionCallMode::NonBlocking,
                 move |_, _| {
                     drop(delivery);

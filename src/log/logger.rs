@@ -118,7 +118,23 @@ impl Logger {
         in_message: &[String],
     ) {
         if self.enabled(level) {
-            self.write(level, &self.subsystem, message, None, fields, in_message);
+            let line = self.line(level, &self.subsystem, message, None, fields, in_message);
+            self.shared.sink.write(&line);
+        }
+    }
+
+    /// [`Logger::log`] written out before it returns, after every line queued so far, and
+    /// never dropped: for the JS thread, where Node writes synchronously.
+    pub fn log_now(
+        &self,
+        level: Level,
+        message: &str,
+        fields: Map<String, Value>,
+        in_message: &[String],
+    ) {
+        if self.enabled(level) {
+            let line = self.line(level, &self.subsystem, message, None, fields, in_message);
+            self.shared.sink.write_now(&line);
         }
     }
 
@@ -138,11 +154,13 @@ impl Logger {
             Some(Value::String(name)) if !name.is_empty() => name.as_str(),
             _ => self.subsystem.as_str(),
         };
-        self.write(level, subsystem, message, Some(more), fields, in_message);
+        let line = self.line(level, subsystem, message, Some(more), fields, in_message);
+        self.shared.sink.write(&line);
     }
 
+    /// The record's line in the logger's format.
     #[allow(clippy::too_many_arguments)]
-    fn write(
+    fn line(
         &self,
         level: Level,
         subsystem: &str,
@@ -150,7 +168,7 @@ impl Logger {
         more: Option<&Map<String, Value>>,
         fields: Map<String, Value>,
         in_message: &[String],
-    ) {
+    ) -> String {
         let time = SystemTime::now();
         if self.shared.settings.format == LogFormat::Json {
             // The bindings, then `more`, then the fields: a later name takes an earlier one's
@@ -169,8 +187,7 @@ impl Logger {
                 }
             }
             if let Some(line) = json_line(time, level, subsystem, message, &merged, in_message) {
-                self.shared.sink.write(&line);
-                return;
+                return line;
             }
         }
         let mut merged = (*self.bindings).clone();
@@ -186,11 +203,10 @@ impl Logger {
             merged,
             in_message,
         });
-        let line = match self.shared.settings.format {
+        match self.shared.settings.format {
             LogFormat::Json => format_json(&record),
             LogFormat::Pretty { colour } => format_pretty(&record, level, colour),
-        };
-        self.shared.sink.write(&line);
+        }
     }
 }
 

@@ -1,13 +1,30 @@
 //! Where finished record lines go. The process's stderr is written by one background thread
 //! in batches, so a call's record never waits on a write and many records share a syscall;
 //! a line written from the JS thread is written at once, after everything queued before it.
+//!
+//! Node leaves a piped stderr non-blocking, so a write to a reader that is behind fails with
+//! `EAGAIN` part-way through. The writer then waits for the pipe (its own thread, so waiting
+//! costs no call anything) and writes the rest: a line is never cut, and lines leave in the
+//! order they came. While it waits, lines queue up to [`QUEUE_BUDGET`]; records past it are
+//! dropped whole and counted, and one `warn` record says how many once the writer catches up.
 
-use std::io::Write;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use crate::log::levels::Level;
+use crate::log::record::{assemble, format_json, format_pretty, Entries, RecordParts};
+use crate::log::settings::LogFormat;
+use std::io::{self, Write};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::SystemTime;
 
 /// A destination for complete lines (given without their newline).
 pub trait LineSink: Send + Sync {
+    /// Queues `line`; a sink that cannot keep up may drop it (and says so).
     fn write(&self, line: &str);
+    /// Writes `line` after everything queued, before returning, and never drops it: a line
+    /// from the JS thread, which Node would have written synchronously.
+    fn write_now(&self, line: &str) {
+        self.write(line);
+        self.flush();
+    }
     /// Writes out whatever is queued, before returning.
     fn flush(&self) {}
 }
@@ -23,31 +40,183 @@ pub type Sink = Arc<dyn LineSink>;
 /// How long the writer lets lines gather after the first one arrives.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// Lines queued for stderr.
+/// The most bytes of lines held for stderr (queued, plus a batch still being written) before
+/// further records are dropped. A call record is about 400 bytes, so this holds some 40,000
+/// of them: at the service's peak (near 25,000 calls a second) a reader may stall for over a
+/// second, at ordinary rates far longer, and nothing is lost; an unbounded queue would grow
+/// for as long as nothing reads stderr.
+pub const QUEUE_BUDGET: usize = 16 * 1024 * 1024;
+
+/// The record written where records were dropped: `@kindgi/log`'s shape, subsystem `pack`,
+/// level warn, the count as `dropped`, in the format of the service's other lines. Written
+/// whatever the levels, as lifecycle lines are: it says lines are missing.
+pub fn dropped_record(format: LogFormat, dropped: u64) -> String {
+    let message = if dropped == 1 {
+        "1 call record was dropped: stderr did not keep up".to_owned()
+    } else {
+        format!("{dropped} call records were dropped: stderr did not keep up")
+    };
+    let mut merged = Entries::default();
+    merged.set("dropped".into(), dropped.into());
+    let record = assemble(RecordParts {
+        time: SystemTime::now(),
+        level: Level::Warn,
+        subsystem: "pack",
+        message: &message,
+        merged,
+        in_message: &["dropped".to_owned()],
+    });
+    match format {
+        LogFormat::Json => format_json(&record),
+        LogFormat::Pretty { colour } => format_pretty(&record, Level::Warn, colour),
+    }
+}
+
+/// Where the writer's bytes go.
+enum Output {
+    /// The process's fd 2 (through Rust's handle, which takes a closed fd 2 as a sink).
+    Stderr,
+    /// A pipe of a test's own.
+    #[cfg(test)]
+    File(std::fs::File),
+}
+
+impl Output {
+    /// Writes all of `bytes`, waiting whenever the destination is full.
+    fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stderr => {
+                let stderr = io::stderr();
+                // Held across the waits: Rust's own writes to stderr do not land mid-line.
+                let mut locked = stderr.lock();
+                write_all_waiting(&mut locked, bytes, || wait_writable(&stderr))
+            }
+            #[cfg(test)]
+            Output::File(file) => write_all_waiting(&mut &*file, bytes, || wait_writable(file)),
+        }
+    }
+}
+
+/// `write_all` for a non-blocking destination: on `WouldBlock`, `wait` until it takes more.
+fn write_all_waiting(
+    out: &mut impl Write,
+    mut bytes: &[u8],
+    wait: impl Fn() -> io::Result<()>,
+) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match out.write(bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => bytes = bytes.get(written..).unwrap_or_default(),
+            Err(error) => match error.kind() {
+                io::ErrorKind::Interrupted => {}
+                io::ErrorKind::WouldBlock => wait()?,
+                _ => return Err(error),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// Waits until `fd` can be written (or has failed, which the next write reports).
+#[cfg(unix)]
+fn wait_writable(fd: &impl std::os::fd::AsFd) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut poll = libc::pollfd {
+        fd: fd.as_fd().as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one pollfd that lives across the call; -1 waits as long as it takes.
+        let ready = unsafe { libc::poll(&mut poll, 1, -1) };
+        if ready >= 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// No poll to wait with: try again shortly.
+#[cfg(not(unix))]
+fn wait_writable<T>(_: &T) -> io::Result<()> {
+    std::thread::sleep(GATHER);
+    Ok(())
+}
+
+/// Lines queued for the writer.
 #[derive(Default)]
 struct Queue {
     bytes: Vec<u8>,
+    /// Bytes taken by a write still going: still held, so still counted against the budget.
+    in_flight: usize,
+    /// Records dropped since the writer last took the queue. While any are, every record is
+    /// dropped, so the count names one gap, between what was taken and what comes next.
+    dropped: u64,
 }
 
-#[derive(Default)]
-struct BatchedStderr {
+impl Queue {
+    fn idle(&self) -> bool {
+        self.bytes.is_empty() && self.dropped == 0
+    }
+}
+
+/// Locks `mutex` whatever another thread did with it: the queue is whole bytes and counts.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct Batched {
+    output: Output,
+    budget: usize,
+    /// The format of the dropped-records record: the service's lines' format.
+    format: Mutex<LogFormat>,
     queue: Mutex<Queue>,
     queued: Condvar,
     /// Held while bytes taken from the queue are written, so batches leave in queue order.
-    writing: Mutex<()>,
+    order: Mutex<()>,
 }
 
-impl BatchedStderr {
-    /// Takes what is queued and writes it; the caller holds `writing`.
-    fn write_queued(&self) {
-        let bytes = match self.queue.lock() {
-            Ok(mut queue) => std::mem::take(&mut queue.bytes),
-            Err(_) => return,
-        };
-        if !bytes.is_empty() {
-            // A sink that fails must never fail the code that logged.
-            let _ = std::io::stderr().lock().write_all(&bytes);
+impl Batched {
+    fn new(output: Output, budget: usize, format: LogFormat) -> Batched {
+        Batched {
+            output,
+            budget,
+            format: Mutex::new(format),
+            queue: Mutex::default(),
+            queued: Condvar::new(),
+            order: Mutex::new(()),
         }
+    }
+
+    /// Takes what is queued, then the dropped-records record and `line` if there are, and
+    /// writes them; the caller holds `order`.
+    fn write_queued(&self, line: Option<&str>) {
+        let (mut bytes, dropped) = {
+            let mut queue = lock(&self.queue);
+            let bytes = std::mem::take(&mut queue.bytes);
+            // Counted as they leave the queue, so the budget holds in between.
+            queue.in_flight = bytes.len();
+            (bytes, std::mem::take(&mut queue.dropped))
+        };
+        if dropped > 0 {
+            let format = *lock(&self.format);
+            bytes.extend_from_slice(dropped_record(format, dropped).as_bytes());
+            bytes.push(b'\n');
+        }
+        if let Some(line) = line {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
+        if bytes.is_empty() {
+            return;
+        }
+        // A sink that fails (a reader gone, a full disk) must never fail the code that logged.
+        let _ = self.output.write_all(&bytes);
+        drop(bytes);
+        lock(&self.queue).in_flight = 0;
     }
 
     fn run_writer(&self) {
@@ -55,34 +224,43 @@ impl BatchedStderr {
             // Wait for something to write, then let more gather (a busy service writes a
             // batch a millisecond, not a syscall a record), then take the write order before
             // the bytes.
-            if let Ok(queue) = self.queue.lock() {
-                let waited = self.queued.wait_while(queue, |q| q.bytes.is_empty());
-                drop(waited);
-            }
+            drop(
+                self.queued
+                    .wait_while(lock(&self.queue), |queue| queue.idle())
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
             std::thread::sleep(GATHER);
-            if let Ok(_order) = self.writing.lock() {
-                self.write_queued();
-            }
+            let _order = lock(&self.order);
+            self.write_queued(None);
         }
     }
 }
 
-impl LineSink for BatchedStderr {
+impl LineSink for Batched {
     fn write(&self, line: &str) {
-        if let Ok(mut queue) = self.queue.lock() {
-            let was_empty = queue.bytes.is_empty();
+        let mut queue = lock(&self.queue);
+        let was_idle = queue.idle();
+        let held = queue.bytes.len() + queue.in_flight;
+        // A line bigger than the whole budget still goes when nothing else is held.
+        if queue.dropped > 0 || (held > 0 && held + line.len() + 1 > self.budget) {
+            queue.dropped += 1;
+        } else {
             queue.bytes.extend_from_slice(line.as_bytes());
             queue.bytes.push(b'\n');
-            if was_empty {
-                self.queued.notify_one();
-            }
+        }
+        if was_idle {
+            self.queued.notify_one();
         }
     }
 
+    fn write_now(&self, line: &str) {
+        let _order = lock(&self.order);
+        self.write_queued(Some(line));
+    }
+
     fn flush(&self) {
-        if let Ok(_order) = self.writing.lock() {
-            self.write_queued();
-        }
+        let _order = lock(&self.order);
+        self.write_queued(None);
     }
 }
 
@@ -95,24 +273,231 @@ impl LineSink for DirectStderr {
         framed.extend_from_slice(line.as_bytes());
         framed.push(b'\n');
         // A sink that fails must never fail the code that logged.
-        let _ = std::io::stderr().lock().write_all(&framed);
+        let _ = Output::Stderr.write_all(&framed);
     }
 }
 
-/// The process's stderr: one writer thread for every logger that writes there.
-pub fn stderr_sink() -> Sink {
-    static STDERR: OnceLock<Sink> = OnceLock::new();
-    STDERR
-        .get_or_init(|| {
-            let batched = Arc::new(BatchedStderr::default());
-            let writer = Arc::clone(&batched);
-            let spawned = std::thread::Builder::new()
-                .name("kindgi-log".into())
-                .spawn(move || writer.run_writer());
-            match spawned {
-                Ok(_) => batched,
-                Err(_) => Arc::new(DirectStderr),
+/// Starts `batched`'s writer thread; `None` when no thread can be started.
+fn start_writer(batched: &Arc<Batched>) -> Option<()> {
+    let writer = Arc::clone(batched);
+    std::thread::Builder::new()
+        .name("kindgi-log".into())
+        .spawn(move || writer.run_writer())
+        .ok()
+        .map(drop)
+}
+
+/// The process's stderr: one writer thread for every logger that writes there. `format` is
+/// the format of the record that counts dropped records (the latest settings' format: a
+/// process has one).
+pub fn stderr_sink(format: LogFormat) -> Sink {
+    static STDERR: OnceLock<Option<Arc<Batched>>> = OnceLock::new();
+    let batched = STDERR.get_or_init(|| {
+        let batched = Arc::new(Batched::new(Output::Stderr, QUEUE_BUDGET, format));
+        start_writer(&batched).map(|()| batched)
+    });
+    match batched {
+        Some(batched) => {
+            *lock(&batched.format) = format;
+            Arc::clone(batched) as Sink
+        }
+        None => Arc::new(DirectStderr),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use std::io::Read;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::time::Duration;
+
+    /// A pipe whose write end is non-blocking (as Node leaves fd 2) and holds one page.
+    fn pipe() -> (std::fs::File, std::fs::File) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills the two descriptors, which nothing else owns.
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+        // SAFETY: both were just opened and nothing else owns them.
+        let [read, write] = fds.map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
+        // SAFETY: fcntl on a descriptor this test owns.
+        unsafe {
+            libc::fcntl(write.as_raw_fd(), libc::F_SETPIPE_SZ, 4096);
+            libc::fcntl(write.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
+        }
+        (read.into(), write.into())
+    }
+
+    /// A batched sink writing into a stalled pipe with its writer running, and the read end.
+    fn stalled(budget: usize) -> (Arc<Batched>, std::fs::File) {
+        let (read, write) = pipe();
+        let batched = Arc::new(Batched::new(Output::File(write), budget, LogFormat::Json));
+        assert!(start_writer(&batched).is_some());
+        (batched, read)
+    }
+
+    /// Reads lines from `read` (a few bytes at a time, slowly) until one equals `last`; fails
+    /// when nothing comes for 10 s (the line was lost).
+    fn read_until(mut read: std::fs::File, last: &str) -> Vec<String> {
+        let mut text = Vec::new();
+        let mut chunk = [0u8; 3000];
+        loop {
+            let mut poll = libc::pollfd {
+                fd: read.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd that lives across the call.
+            let ready = unsafe { libc::poll(&mut poll, 1, 10_000) };
+            assert!(ready > 0, "{last} never came");
+            let n = read.read(&mut chunk).unwrap();
+            assert!(n > 0, "the pipe closed before {last}");
+            text.extend_from_slice(&chunk[..n]);
+            if text.ends_with(format!("{last}\n").as_bytes()) {
+                break;
             }
-        })
-        .clone()
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let text = String::from_utf8(text).unwrap();
+        text.lines().map(str::to_owned).collect()
+    }
+
+    /// Line `n`: its number, then padding of a length that varies, so writes end mid-line.
+    fn numbered(n: usize) -> String {
+        format!("{{\"n\":{n},\"pad\":\"{}\"}}", "x".repeat(40 + n * 7 % 300))
+    }
+
+    fn number(line: &str) -> Option<usize> {
+        let value: Value = serde_json::from_str(line).ok()?;
+        assert_eq!(
+            value["pad"].as_str()?.len(),
+            40 + value["n"].as_u64()? as usize * 7 % 300
+        );
+        Some(value["n"].as_u64()? as usize)
+    }
+
+    #[test]
+    fn a_reader_that_stalls_gets_every_line_whole_and_in_order() {
+        let (sink, read) = stalled(QUEUE_BUDGET);
+        let lines = 20_000;
+        let writer = std::thread::spawn(move || {
+            for n in 0..lines {
+                // Lines from the JS thread (written at once) keep their place among the rest.
+                if n % 2_000 == 1_999 {
+                    sink.write_now(&numbered(n));
+                } else {
+                    sink.write(&numbered(n));
+                }
+            }
+            sink.write_now("end");
+        });
+        // Nothing reads for a while: the pipe fills and the writer meets EAGAIN.
+        std::thread::sleep(Duration::from_millis(200));
+        let got = read_until(read, "end");
+        writer.join().unwrap();
+        let numbers: Vec<usize> = got[..got.len() - 1]
+            .iter()
+            .map(|line| number(line).unwrap_or_else(|| panic!("a cut line: {line}")))
+            .collect();
+        assert_eq!(numbers, (0..lines).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn past_the_budget_whole_records_are_dropped_and_counted() {
+        let budget = 64 * 1024;
+        let (sink, read) = stalled(budget);
+        let lines = 5_000;
+        // No reader: the first batch fills the pipe and the writer waits on it; the queue
+        // fills to the budget and the rest is dropped.
+        for n in 0..lines {
+            sink.write(&numbered(n));
+        }
+        let reader = std::thread::spawn(move || read_until(read, "end"));
+        sink.write_now("end");
+        let got = reader.join().unwrap();
+        let mut expected = 0;
+        let mut dropped_total = 0;
+        for line in &got[..got.len() - 1] {
+            if let Some(n) = number(line) {
+                assert!(n >= expected, "{n} after {expected}");
+                assert_eq!(n, expected, "a gap without its record before {n}");
+                expected = n + 1;
+                continue;
+            }
+            let record: Value = serde_json::from_str(line).unwrap();
+            let dropped = record["dropped"].as_u64().unwrap();
+            assert_eq!(
+                record.as_object().unwrap().keys().collect::<Vec<_>>(),
+                [
+                    "time",
+                    "level",
+                    "severity",
+                    "subsystem",
+                    "message",
+                    "dropped",
+                    "inMessage"
+                ]
+            );
+            assert_eq!(
+                (&record["level"], &record["subsystem"], &record["message"]),
+                (
+                    &Value::from("warn"),
+                    &Value::from("pack"),
+                    &Value::from(format!(
+                        "{dropped} call records were dropped: stderr did not keep up"
+                    ))
+                )
+            );
+            dropped_total += dropped;
+            expected += dropped as usize;
+        }
+        assert_eq!(expected, lines, "every record written or counted");
+        assert!(dropped_total > 0, "nothing was dropped");
+        // Nothing was read while they were written: what got through is what the budget and
+        // the pipe held.
+        let kept: usize = got
+            .iter()
+            .filter(|line| number(line).is_some())
+            .map(|line| line.len() + 1)
+            .sum();
+        assert!(kept <= budget + 4096, "{kept} bytes kept");
+    }
+
+    #[test]
+    fn a_line_over_the_budget_goes_when_nothing_else_waits() {
+        let (sink, read) = stalled(1024);
+        let long = numbered(0) + &" ".repeat(4096);
+        sink.write(&long);
+        sink.write(&numbered(1));
+        let reader = std::thread::spawn(move || read_until(read, "end"));
+        sink.write_now("end");
+        let got = reader.join().unwrap();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], long);
+        // The next one came while the long one, over the budget, was still held.
+        let notice: Value = serde_json::from_str(&got[1]).unwrap();
+        assert_eq!(notice["dropped"], 1);
+    }
+
+    #[test]
+    fn the_dropped_record_in_each_format() {
+        let json: Value = serde_json::from_str(&dropped_record(LogFormat::Json, 1)).unwrap();
+        assert_eq!(
+            json["message"],
+            "1 call record was dropped: stderr did not keep up"
+        );
+        assert_eq!(
+            (&json["severity"], &json["dropped"], &json["inMessage"]),
+            (
+                &Value::from("WARNING"),
+                &Value::from(1),
+                &serde_json::json!(["dropped"])
+            )
+        );
+        let pretty = dropped_record(LogFormat::Pretty { colour: false }, 7);
+        assert!(
+            pretty.ends_with(" WARN  [pack] 7 call records were dropped: stderr did not keep up"),
+            "{pretty}"
+        );
+    }
 }

@@ -3,8 +3,8 @@
 //! The child's pipes are read in Rust and every line crosses to the JS thread. A child that
 //! writes faster than the owner's `onLog` takes its lines would otherwise fill the parent's
 //! memory with lines still to deliver (the TypeScript supervisor reads them on the JS thread,
-//! so the pipe fills and the child waits). Readers wait while the backlog is full; each
-//! delivery leaves it when JavaScript has taken it.
+//! so the pipe fills and the child waits). Readers wait while the backlog is full, by count
+//! or by bytes; each delivery leaves it when JavaScript has taken it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,28 +13,49 @@ use tokio::sync::Notify;
 /// Lines and events on their way to JavaScript before the child's pipes are left unread.
 pub const BACKLOG_LIMIT: u64 = 1024;
 
+/// Bytes of lines and events on their way to JavaScript before the child's pipes are left
+/// unread. The count alone let 1,024 lines of up to 64 MiB each wait (64 GiB; 8 MiB lines
+/// behind a slow `onLog` took a supervisor past 1.5 GB). 1,024 ordinary lines (a few hundred
+/// bytes each) stay far under it, so it binds only on long lines. A line bigger than this
+/// still passes once the backlog is empty: readers wait before they read, not before a line
+/// enters.
+pub const BACKLOG_BYTES: u64 = 16 * 1024 * 1024;
+
 #[derive(Debug, Default)]
 pub struct Backlog {
     entered: AtomicU64,
     delivered: AtomicU64,
+    /// Bytes of the deliveries still on their way.
+    bytes: AtomicU64,
     progress: Notify,
 }
 
-/// One line or event on its way; dropping it (once JavaScript has it, or when it cannot be
-/// delivered) counts it delivered.
-pub struct Delivery(Arc<Backlog>);
+/// One line or event on its way, and its size; dropping it (once JavaScript has it, or when it
+/// cannot be delivered) counts it delivered.
+pub struct Delivery {
+    backlog: Arc<Backlog>,
+    bytes: u64,
+}
 
 impl Drop for Delivery {
     fn drop(&mut self) {
-        self.0.delivered.fetch_add(1, Ordering::AcqRel);
-        self.0.progress.notify_waiters();
+        // Before `delivered`: a waiter that sees the count sees the bytes gone too.
+        self.backlog.bytes.fetch_sub(self.bytes, Ordering::AcqRel);
+        self.backlog.delivered.fetch_add(1, Ordering::AcqRel);
+        self.backlog.progress.notify_waiters();
     }
 }
 
 impl Backlog {
-    pub fn enter(self: &Arc<Self>) -> Delivery {
+    /// One line or event of `bytes` (as it crosses to JavaScript) on its way.
+    pub fn enter(self: &Arc<Self>, bytes: usize) -> Delivery {
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        self.bytes.fetch_add(bytes, Ordering::AcqRel);
         self.entered.fetch_add(1, Ordering::AcqRel);
-        Delivery(Arc::clone(self))
+        Delivery {
+            backlog: Arc::clone(self),
+            bytes,
+        }
     }
 
     /// How many have entered so far: a mark to wait for with [`Backlog::delivered_through`].
@@ -47,10 +68,18 @@ impl Backlog {
             .saturating_sub(self.delivered.load(Ordering::Acquire))
     }
 
-    /// Resolves once fewer than [`BACKLOG_LIMIT`] are on their way.
+    /// Bytes on their way.
+    fn pending_bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Acquire)
+    }
+
+    /// Resolves once fewer than [`BACKLOG_LIMIT`] deliveries, holding fewer than
+    /// [`BACKLOG_BYTES`], are on their way.
     pub async fn room(&self) {
-        self.until(|backlog| backlog.pending() < BACKLOG_LIMIT)
-            .await;
+        self.until(|backlog| {
+            backlog.pending() < BACKLOG_LIMIT && backlog.pending_bytes() < BACKLOG_BYTES
+        })
+        .await;
     }
 
     /// Resolves once `mark` deliveries have been made (they are made in order: one queue,
@@ -79,7 +108,7 @@ mod tests {
     #[tokio::test]
     async fn readers_wait_while_the_backlog_is_full() {
         let backlog = Arc::new(Backlog::default());
-        let mut held: Vec<Delivery> = (0..BACKLOG_LIMIT).map(|_| backlog.enter()).collect();
+        let mut held: Vec<Delivery> = (0..BACKLOG_LIMIT).map(|_| backlog.enter(10)).collect();
         let waiting = tokio::time::timeout(Duration::from_millis(20), backlog.room()).await;
         assert!(
             waiting.is_err(),
@@ -92,5 +121,37 @@ mod tests {
         assert!(late.await.is_err());
         held.clear();
         backlog.delivered_through(mark).await;
+    }
+
+    #[tokio::test]
+    async fn readers_wait_while_the_backlog_holds_its_bytes() {
+        let no_room = |backlog: &Arc<Backlog>| {
+            let backlog = Arc::clone(backlog);
+            async move {
+                tokio::time::timeout(Duration::from_millis(20), backlog.room())
+                    .await
+                    .is_err()
+            }
+        };
+        let backlog = Arc::new(Backlog::default());
+        // One line bigger than the budget passes an empty backlog, then holds it.
+        let huge = backlog.enter(BACKLOG_BYTES as usize * 3);
+        assert!(
+            no_room(&backlog).await,
+            "no room behind a line over the budget"
+        );
+        drop(huge);
+        backlog.room().await;
+        // Three 8 MiB lines, far under the count: full at two.
+        let line = 8 * 1024 * 1024;
+        let first = backlog.enter(line);
+        backlog.room().await;
+        let second = backlog.enter(line);
+        assert!(no_room(&backlog).await, "no room with 16 MiB on their way");
+        drop(first);
+        backlog.room().await;
+        drop(second);
+        assert_eq!(backlog.pending_bytes(), 0);
+        assert_eq!(backlog.pending(), 0);
     }
 }

@@ -297,9 +297,10 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
 /// ends at `\n`, `\r\n` or a lone `\r`, bytes that are not UTF-8 become U+FFFD, and the last
 /// line needs no ending. (Stopping at the first bad byte would leave the child's pipe unread:
 /// a `listening` line after it never seen, and a child that blocks once the pipe fills.)
-/// While JavaScript has [`BACKLOG_LIMIT`](crate::supervisor::backlog::BACKLOG_LIMIT) lines
-/// still to take, the pipe is left unread, so a child writing faster waits, as it would for
-/// TypeScript's `readline`.
+/// While JavaScript has [`BACKLOG_LIMIT`](crate::supervisor::backlog::BACKLOG_LIMIT) lines,
+/// or [`BACKLOG_BYTES`](crate::supervisor::backlog::BACKLOG_BYTES) of them, still to take,
+/// the pipe is left unread, so a child writing faster waits, as it would for TypeScript's
+/// `readline`.
 async fn read_lines(
     mut stream: impl AsyncRead + Unpin,
     backlog: Arc<Backlog>,
