@@ -58,9 +58,11 @@ impl Turn {
     /// Runs CPU-bound `work` for the body: marked blocking when the body is large and the
     /// runtime has other workers to take over.
     pub fn run<T>(&self, work: impl FnOnce() -> T) -> T {
-        let multi_threaded = Handle::try_current()
-            .is_ok_and(|handle| handle.runtime_flavor() == RuntimeFlavor::MultiThread);
-        if self.permit.is_some() && multi_threaded {
+        let multi_threaded = || {
+            Handle::try_current()
+                .is_ok_and(|handle| handle.runtime_flavor() == RuntimeFlavor::MultiThread)
+        };
+        if self.permit.is_some() && multi_threaded() {
             tokio::task::block_in_place(work)
         } else {
             work()
