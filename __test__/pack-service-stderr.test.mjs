@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { onLines } from './helpers/lines.mjs';
+import { localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
 import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -69,3 +70,45 @@ test('a stderr reader that pauses still gets every call record, each a whole JSO
   assert.deepEqual(new Set(runs), new Set(Array.from({ length: calls }, (_, i) => `run-${i}`)));
   assert.deepEqual(records.map((l) => l.kind).slice(-2), ['draining', 'stopped']);
 });
+
+test('a stderr reader that stalls holds up neither ctx.log nor a SIGTERM', async () => {
+  const dir = packFolder();
+  const indexFile = writeLocalPack(dir, {
+    'chatty.mjs': "export default (_input, ctx) => { ctx.log.info('a line from pack code', { pad: 'x'.repeat(500) }); return {}; };\n",
+  });
+  const child = spawn(process.execPath, [bin, '--index', indexFile, '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', ...addon },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let port;
+  let code;
+  child.on('exit', (c) => { code = c; });
+  onLines(child.stderr, (line) => {
+    port ??= line.includes('"kind":"listening"') ? JSON.parse(line).port : undefined;
+  });
+  try {
+    await until(() => port !== undefined, 'the listening line');
+    await chattyCalls(child, port);
+    // The lifecycle lines wait a moment for the reader, then the process exits all the same.
+    child.kill('SIGTERM');
+    await until(() => code !== undefined, 'the exit, with stderr still unread');
+    assert.equal(code, 0);
+  } finally {
+    child.kill('SIGKILL');
+    child.stderr.resume();
+  }
+});
+
+/** Calls a tool whose every call writes a ctx.log line, while nothing reads stderr. */
+async function chattyCalls(child, port) {
+  child.stderr.pause();
+  // Far more than the pipe holds: each ctx.log line waits in memory, as Node's own writes would.
+  for (let i = 0; i < 400; i += 1) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, 'kindgi-timeout-ms': '5000' },
+      body: localCall('chatty'),
+    });
+    assert.deepEqual(await res.json(), { v: 2, kind: 'result', output: {} }, `call ${i}`);
+  }
+}

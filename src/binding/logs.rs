@@ -93,8 +93,8 @@ impl LineSink for RestoringSink {
         self.0.write(&restore_lone_surrogates(line));
     }
 
-    fn write_now(&self, line: &str) {
-        self.0.write_now(&restore_lone_surrogates(line));
+    fn write_kept(&self, line: &str) {
+        self.0.write_kept(&restore_lone_surrogates(line));
     }
 
     fn flush(&self) {
@@ -186,10 +186,7 @@ impl NativeLogs {
         let (bound, lone_in_bindings) = object(&bindings);
         let lone = lone_in_message || lone_in_fields || lone_in_bindings;
         let logger = restoring(self.root.child(bound), lone);
-        lines_from_js(|| {
-            // Written from the JS thread: out now, after what Rust queued before it.
-            logger.log_now(level, &message, fields, &in_message.unwrap_or_default());
-        })
+        lines_from_js(|| logger.log_kept(level, &message, fields, &in_message.unwrap_or_default()))
     }
 
     /// Writes a lifecycle record (subsystem `pack`), whatever the levels: `event` and `kind`
@@ -209,6 +206,11 @@ impl NativeLogs {
         fields.insert("event".into(), kind.clone().into());
         fields.insert("kind".into(), kind.into());
         let logger = restoring(self.logger(r#"{"subsystem":"pack"}"#).unfiltered(), lone);
-        lines_from_js(|| logger.log_now(level, &message, fields, &[]))
+        lines_from_js(|| {
+            logger.log_kept(level, &message, fields, &[]);
+            // The process may go on to exit: the line is out first, unless stderr's reader
+            // is too far behind (`FLUSH_WAIT`).
+            logger.flush();
+        })
     }
 }

@@ -123,9 +123,9 @@ impl Logger {
         }
     }
 
-    /// [`Logger::log`] written out before it returns, after every line queued so far, and
-    /// never dropped: for the JS thread, where Node writes synchronously.
-    pub fn log_now(
+    /// [`Logger::log`] for a line from the JS thread: never dropped (Node queues a write to a
+    /// full pipe in memory), and never waiting for the pipe either.
+    pub fn log_kept(
         &self,
         level: Level,
         message: &str,
@@ -134,7 +134,7 @@ impl Logger {
     ) {
         if self.enabled(level) {
             let line = self.line(level, &self.subsystem, message, None, fields, in_message);
-            self.shared.sink.write_now(&line);
+            self.shared.sink.write_kept(&line);
         }
     }
 

@@ -1,31 +1,33 @@
 //! Where finished record lines go. The process's stderr is written by one background thread
-//! in batches, so a call's record never waits on a write and many records share a syscall;
-//! a line written from the JS thread is written at once, after everything queued before it.
+//! in batches, so no caller waits on a write and many records share a syscall; lines leave in
+//! the order they were queued.
 //!
 //! Node leaves a piped stderr non-blocking, so a write to a reader that is behind fails with
 //! `EAGAIN` part-way through. The writer then waits for the pipe (its own thread, so waiting
-//! costs no call anything) and writes the rest: a line is never cut, and lines leave in the
-//! order they came. While it waits, lines queue up to [`QUEUE_BUDGET`]; records past it are
-//! dropped whole and counted, and one `warn` record says how many once the writer catches up.
+//! costs no call anything) and writes the rest: a line is never cut. While it waits, call
+//! records queue up to [`QUEUE_BUDGET`]; records past it are dropped whole and counted, and
+//! one `warn` record says how many once the writer catches up. Lines from the JS thread
+//! (`ctx.log`, lifecycle lines) are never dropped and never wait, as Node queues a write to a
+//! full pipe in memory; a lifecycle line waits up to [`FLUSH_WAIT`] to be out (the process may
+//! exit right after it).
 
 use crate::log::levels::Level;
 use crate::log::record::{assemble, format_json, format_pretty, Entries, RecordParts};
 use crate::log::settings::LogFormat;
 use std::io::{self, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 /// A destination for complete lines (given without their newline).
 pub trait LineSink: Send + Sync {
     /// Queues `line`; a sink that cannot keep up may drop it (and says so).
     fn write(&self, line: &str);
-    /// Writes `line` after everything queued, before returning, and never drops it: a line
-    /// from the JS thread, which Node would have written synchronously.
-    fn write_now(&self, line: &str) {
+    /// Queues `line` and never drops it: a line from the JS thread.
+    fn write_kept(&self, line: &str) {
         self.write(line);
-        self.flush();
     }
-    /// Writes out whatever is queued, before returning.
+    /// Writes out whatever is queued before returning, waiting at most [`FLUSH_WAIT`] for a
+    /// reader that is behind.
     fn flush(&self) {}
 }
 
@@ -38,7 +40,11 @@ impl<F: Fn(&str) + Send + Sync> LineSink for F {
 pub type Sink = Arc<dyn LineSink>;
 
 /// How long the writer lets lines gather after the first one arrives.
-const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
+const GATHER: Duration = Duration::from_millis(1);
+
+/// How long a flush waits for a reader that is behind: a lifecycle line before the process
+/// goes on (or exits), so a stalled reader delays a SIGTERM's exit by at most this, twice.
+pub const FLUSH_WAIT: Duration = Duration::from_millis(250);
 
 /// The most bytes of lines held for stderr (queued, plus a batch still being written) before
 /// further records are dropped. A call record is about 400 bytes, so this holds some 40,000
@@ -155,11 +161,23 @@ struct Queue {
     /// Records dropped since the writer last took the queue. While any are, every record is
     /// dropped, so the count names one gap, between what was taken and what comes next.
     dropped: u64,
+    /// Bytes ever queued, and ever written out (or failed): a flush waits for the second to
+    /// reach what the first was.
+    queued_total: u64,
+    written_total: u64,
+    /// A flush waits: the writer goes at once instead of letting more gather.
+    hurry: bool,
 }
 
 impl Queue {
     fn idle(&self) -> bool {
         self.bytes.is_empty() && self.dropped == 0
+    }
+
+    fn push_line(&mut self, line: &str) {
+        self.bytes.extend_from_slice(line.as_bytes());
+        self.bytes.push(b'\n');
+        self.queued_total += line.len() as u64 + 1;
     }
 }
 
@@ -174,9 +192,10 @@ struct Batched {
     /// The format of the dropped-records record: the service's lines' format.
     format: Mutex<LogFormat>,
     queue: Mutex<Queue>,
+    /// Something was queued (or a flush hurries the writer).
     queued: Condvar,
-    /// Held while bytes taken from the queue are written, so batches leave in queue order.
-    order: Mutex<()>,
+    /// The writer wrote a batch.
+    written: Condvar,
 }
 
 impl Batched {
@@ -187,13 +206,13 @@ impl Batched {
             format: Mutex::new(format),
             queue: Mutex::default(),
             queued: Condvar::new(),
-            order: Mutex::new(()),
+            written: Condvar::new(),
         }
     }
 
-    /// Takes what is queued, then the dropped-records record and `line` if there are, and
-    /// writes them; the caller holds `order`.
-    fn write_queued(&self, line: Option<&str>) {
+    /// Takes what is queued, and the dropped-records record if records were dropped, and
+    /// writes them (on the writer thread, the only one that writes).
+    fn write_queued(&self) {
         let (mut bytes, dropped) = {
             let mut queue = lock(&self.queue);
             let bytes = std::mem::take(&mut queue.bytes);
@@ -201,66 +220,94 @@ impl Batched {
             queue.in_flight = bytes.len();
             (bytes, std::mem::take(&mut queue.dropped))
         };
+        let taken = bytes.len() as u64;
         if dropped > 0 {
             let format = *lock(&self.format);
             bytes.extend_from_slice(dropped_record(format, dropped).as_bytes());
             bytes.push(b'\n');
         }
-        if let Some(line) = line {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.push(b'\n');
+        if !bytes.is_empty() {
+            // A sink that fails (a reader gone, a full disk) must never fail the code that
+            // logged.
+            let _ = self.output.write_all(&bytes);
         }
-        if bytes.is_empty() {
-            return;
-        }
-        // A sink that fails (a reader gone, a full disk) must never fail the code that logged.
-        let _ = self.output.write_all(&bytes);
         drop(bytes);
-        lock(&self.queue).in_flight = 0;
+        let mut queue = lock(&self.queue);
+        queue.in_flight = 0;
+        queue.written_total += taken;
+        self.written.notify_all();
     }
 
     fn run_writer(&self) {
         loop {
             // Wait for something to write, then let more gather (a busy service writes a
-            // batch a millisecond, not a syscall a record), then take the write order before
-            // the bytes.
-            drop(
-                self.queued
+            // batch a millisecond, not a syscall a record) unless a flush waits.
+            let hurry = {
+                let mut queue = self
+                    .queued
                     .wait_while(lock(&self.queue), |queue| queue.idle())
-                    .unwrap_or_else(PoisonError::into_inner),
-            );
-            std::thread::sleep(GATHER);
-            let _order = lock(&self.order);
-            self.write_queued(None);
+                    .unwrap_or_else(PoisonError::into_inner);
+                std::mem::take(&mut queue.hurry)
+            };
+            if !hurry {
+                std::thread::sleep(GATHER);
+            }
+            self.write_queued();
+        }
+    }
+
+    /// Queues `line`; a record (not `kept`) past the budget is dropped and counted.
+    fn enqueue(&self, line: &str, kept: bool) {
+        let mut queue = lock(&self.queue);
+        let was_idle = queue.idle();
+        let held = queue.bytes.len() + queue.in_flight;
+        // A line bigger than the whole budget still goes when nothing else is held.
+        let over = queue.dropped > 0 || (held > 0 && held + line.len() + 1 > self.budget);
+        if over && !kept {
+            queue.dropped += 1;
+        } else {
+            if queue.dropped > 0 {
+                // The count stands where the records were, before this kept line.
+                let dropped = std::mem::take(&mut queue.dropped);
+                let record = dropped_record(*lock(&self.format), dropped);
+                queue.push_line(&record);
+            }
+            queue.push_line(line);
+        }
+        if was_idle {
+            self.queued.notify_one();
         }
     }
 }
 
 impl LineSink for Batched {
     fn write(&self, line: &str) {
-        let mut queue = lock(&self.queue);
-        let was_idle = queue.idle();
-        let held = queue.bytes.len() + queue.in_flight;
-        // A line bigger than the whole budget still goes when nothing else is held.
-        if queue.dropped > 0 || (held > 0 && held + line.len() + 1 > self.budget) {
-            queue.dropped += 1;
-        } else {
-            queue.bytes.extend_from_slice(line.as_bytes());
-            queue.bytes.push(b'\n');
-        }
-        if was_idle {
-            self.queued.notify_one();
-        }
+        self.enqueue(line, false);
     }
 
-    fn write_now(&self, line: &str) {
-        let _order = lock(&self.order);
-        self.write_queued(Some(line));
+    fn write_kept(&self, line: &str) {
+        self.enqueue(line, true);
     }
 
     fn flush(&self) {
-        let _order = lock(&self.order);
-        self.write_queued(None);
+        let deadline = Instant::now() + FLUSH_WAIT;
+        let mut queue = lock(&self.queue);
+        let mark = queue.queued_total;
+        if queue.written_total >= mark {
+            return;
+        }
+        queue.hurry = true;
+        self.queued.notify_one();
+        while queue.written_total < mark {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            queue = match self.written.wait_timeout(queue, left) {
+                Ok((queue, _)) => queue,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
     }
 }
 
@@ -382,14 +429,14 @@ mod tests {
         let lines = 20_000;
         let writer = std::thread::spawn(move || {
             for n in 0..lines {
-                // Lines from the JS thread (written at once) keep their place among the rest.
+                // Lines from the JS thread (never dropped) keep their place among the rest.
                 if n % 2_000 == 1_999 {
-                    sink.write_now(&numbered(n));
+                    sink.write_kept(&numbered(n));
                 } else {
                     sink.write(&numbered(n));
                 }
             }
-            sink.write_now("end");
+            sink.write_kept("end");
         });
         // Nothing reads for a while: the pipe fills and the writer meets EAGAIN.
         std::thread::sleep(Duration::from_millis(200));
@@ -413,7 +460,7 @@ mod tests {
             sink.write(&numbered(n));
         }
         let reader = std::thread::spawn(move || read_until(read, "end"));
-        sink.write_now("end");
+        sink.write_kept("end");
         let got = reader.join().unwrap();
         let mut expected = 0;
         let mut dropped_total = 0;
@@ -470,7 +517,7 @@ mod tests {
         sink.write(&long);
         sink.write(&numbered(1));
         let reader = std::thread::spawn(move || read_until(read, "end"));
-        sink.write_now("end");
+        sink.write_kept("end");
         let got = reader.join().unwrap();
         assert_eq!(got.len(), 3);
         assert_eq!(got[0], long);

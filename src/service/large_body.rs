@@ -4,8 +4,8 @@
 //! element with ordered maps): 10 MiB of `[0,0,…]` holds about 1 GB while it is parsed and
 //! checked, where V8 holds the same array in about a fifth of that. With `maxConcurrency`
 //! such calls at once that would be tens of GB, so bodies of [`LARGE`] and more share a
-//! budget of [`BUDGET`] bytes of text: at most one of the largest is in that state at a time,
-//! and smaller bodies never wait. While a large body is parsed or checked (up to a second of
+//! budget of [`BUDGET`] bytes of text, each taking at least half: at most two are in that
+//! state at a time (one of the largest), and smaller bodies never wait. While a large body is parsed or checked (up to a second of
 //! CPU), its tokio worker is marked blocking, so other connections move to another thread.
 
 use std::sync::Arc;
@@ -44,7 +44,9 @@ impl LargeBodies {
         if len < LARGE {
             return Turn { permit: None };
         }
-        let wanted = u32::try_from(len.min(BUDGET)).unwrap_or(u32::MAX);
+        // At least half the budget each: at most two at a time, as many as the workers would
+        // parse at once anyway (a turn's work hands its worker on, so more would run).
+        let wanted = u32::try_from(len.clamp(BUDGET / 2, BUDGET)).unwrap_or(u32::MAX);
         // The semaphore is never closed, so this only fails if it were.
         let permit = Arc::clone(&self.budget)
             .acquire_many_owned(wanted)
@@ -78,6 +80,11 @@ mod tests {
     #[tokio::test]
     async fn small_bodies_never_wait_and_large_ones_share_the_budget() {
         let bodies = LargeBodies::default();
+        // The smallest large body still takes half: two at most at once.
+        let (a, b) = (bodies.turn(LARGE).await, bodies.turn(LARGE).await);
+        let third = tokio::time::timeout(Duration::from_millis(50), bodies.turn(LARGE)).await;
+        assert!(third.is_err(), "a third waits");
+        drop((a, b));
         let first = bodies.turn(BUDGET + 1).await;
         // The budget is taken: another large body waits, a small one does not.
         let small = tokio::time::timeout(Duration::from_millis(50), bodies.turn(LARGE - 1)).await;

