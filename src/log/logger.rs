@@ -117,10 +117,7 @@ impl Logger {
         fields: Map<String, Value>,
         in_message: &[String],
     ) {
-        if self.enabled(level) {
-            let line = self.line(level, &self.subsystem, message, None, fields, in_message);
-            self.shared.sink.write(&line);
-        }
+        self.log_to(level, message, fields, in_message, false);
     }
 
     /// [`Logger::log`] for a line from the JS thread: never dropped (Node queues a write to a
@@ -132,9 +129,25 @@ impl Logger {
         fields: Map<String, Value>,
         in_message: &[String],
     ) {
-        if self.enabled(level) {
-            let line = self.line(level, &self.subsystem, message, None, fields, in_message);
+        self.log_to(level, message, fields, in_message, true);
+    }
+
+    fn log_to(
+        &self,
+        level: Level,
+        message: &str,
+        fields: Map<String, Value>,
+        in_message: &[String],
+        kept: bool,
+    ) {
+        if !self.enabled(level) {
+            return;
+        }
+        let line = self.line(level, &self.subsystem, message, None, fields, in_message);
+        if kept {
             self.shared.sink.write_kept(&line);
+        } else {
+            self.shared.sink.write(&line);
         }
     }
 
