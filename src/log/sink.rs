@@ -174,6 +174,14 @@ impl Queue {
         self.bytes.is_empty() && self.dropped == 0
     }
 
+    /// Ends a gap of dropped records: their count is queued where they were.
+    fn close_gap(&mut self, format: LogFormat) {
+        if self.dropped > 0 {
+            let dropped = std::mem::take(&mut self.dropped);
+            self.push_line(&dropped_record(format, dropped));
+        }
+    }
+
     fn push_line(&mut self, line: &str) {
         self.bytes.extend_from_slice(line.as_bytes());
         self.bytes.push(b'\n');
@@ -210,22 +218,18 @@ impl Batched {
         }
     }
 
-    /// Takes what is queued, and the dropped-records record if records were dropped, and
-    /// writes them (on the writer thread, the only one that writes).
+    /// Takes what is queued, the count of dropped records included, and writes it (on the
+    /// writer thread, the only one that writes).
     fn write_queued(&self) {
-        let (mut bytes, dropped) = {
+        let bytes = {
             let mut queue = lock(&self.queue);
+            queue.close_gap(*lock(&self.format));
             let bytes = std::mem::take(&mut queue.bytes);
             // Counted as they leave the queue, so the budget holds in between.
             queue.in_flight = bytes.len();
-            (bytes, std::mem::take(&mut queue.dropped))
+            bytes
         };
         let taken = bytes.len() as u64;
-        if dropped > 0 {
-            let format = *lock(&self.format);
-            bytes.extend_from_slice(dropped_record(format, dropped).as_bytes());
-            bytes.push(b'\n');
-        }
         if !bytes.is_empty() {
             // A sink that fails (a reader gone, a full disk) must never fail the code that
             // logged.
@@ -266,12 +270,8 @@ impl Batched {
         if over && !kept {
             queue.dropped += 1;
         } else {
-            if queue.dropped > 0 {
-                // The count stands where the records were, before this kept line.
-                let dropped = std::mem::take(&mut queue.dropped);
-                let record = dropped_record(*lock(&self.format), dropped);
-                queue.push_line(&record);
-            }
+            // The count stands where the records were, before this kept line.
+            queue.close_gap(*lock(&self.format));
             queue.push_line(line);
         }
         if was_idle {
