@@ -599,3 +599,95 @@ test("a child that announces the front's own port fails its boot instead of loop
   assert.equal((await fetch(`${run.url}/healthz`)).status, 200);
   assert.equal(run.supervisor.relay.serving(), false);
 });
+
+/** What the TypeScript relay's fetch throws for `init` (its `fetch failed` when it takes the request). */
+async function fetchRefusal(route, init) {
+  try {
+    await fetch(`http://127.0.0.1:1/v1/${route}`, init);
+    return 'taken';
+  } catch (error) {
+    return `the pack service did not answer: ${error.message}`;
+  }
+}
+
+/** A supervisor serving the header-echo child, and `seen(call)`: what of a relay call reached it. */
+async function echoing(t, prefix) {
+  const dir = packFolder(prefix);
+  const child = fileURLToPath(new URL('./fixtures/header-echo-child.mjs', import.meta.url));
+  const run = await supervise(t, dir, {}, { command: [process.execPath, child] });
+  const start = async () => assert.equal((await run.supervisor.start(writeLocalPack(dir, { 'pid.mjs': PID_TOOL }))).kind, 'ok');
+  const forward = (call) => run.supervisor.relay.forward(call);
+  const seen = async (call) => {
+    const out = await forward(call);
+    assert.equal(out.kind, 'answer', JSON.stringify(out));
+    const { method, url, headers } = JSON.parse(out.body);
+    return { method, url, contentType: headers['content-type'], length: headers['content-length'], headers };
+  };
+  return { start, forward, seen };
+}
+
+test("relay.forward sends any route as the TypeScript relay's fetch sends it: a GET of /v1/<route>", async (t) => {
+  const { start, forward, seen } = await echoing(t, 'kindgi-sup-odd-routes-');
+  await start();
+  const shown = async (call) => {
+    const { method, url, contentType } = await seen(call);
+    return { method, url, contentType };
+  };
+  assert.deepEqual(await shown({ route: 'Info' }), { method: 'GET', url: '/v1/Info', contentType: undefined });
+  assert.deepEqual(await shown({ route: 'healthz', runId: 'r' }), { method: 'GET', url: '/v1/healthz', contentType: undefined });
+  assert.deepEqual(await shown({}), { method: 'GET', url: '/v1/undefined', contentType: undefined });
+  assert.deepEqual(await shown({ route: 'info', body: null }), { method: 'GET', url: '/v1/info', contentType: 'application/json' });
+  // The URL as fetch (WHATWG) writes it: dot segments resolved, the fragment dropped.
+  assert.equal((await seen({ route: 'a b/../ü/"x"?q=<1>#frag' })).url, '/v1/%C3%BC/%22x%22?q=%3C1%3E');
+  // No way into the request line or the headers: fetch's URL drops newlines.
+  const injected = await seen({ route: 'x HTTP/1.1\r\nx-evil: 1\r\n\r\nGET /v1/info' });
+  assert.equal(injected.url, '/v1/x%20HTTP/1.1x-evil:%201GET%20/v1/info');
+  assert.equal(injected.headers['x-evil'], undefined);
+});
+
+test("relay.forward sends a body as the TypeScript relay's fetch sends it, and fails a call as fetch fails it", async (t) => {
+  const { start, forward, seen } = await echoing(t, 'kindgi-sup-odd-calls-');
+  // Without a child, a call fetch would refuse is `unavailable`, as TypeScript checks the child first.
+  assert.deepEqual(await forward({ route: 'info', body: '{}' }), { kind: 'unavailable', reason: 'no pack service' });
+  await start();
+  // A null body is no body, still sent as JSON, with fetch's length of 0.
+  const empty = await seen({ route: 'invoke', body: null });
+  assert.deepEqual([empty.method, empty.url, empty.contentType, empty.length], ['POST', '/v1/invoke', 'application/json', '0']);
+  // Another body goes as fetch's text of it.
+  const text = { toString: () => '{"answer":{"status":201}}' };
+  assert.equal((await forward({ route: 'invoke', body: text })).status, 201);
+  // What fetch refuses fails the call with fetch's words.
+  const failed = async (call, route, init) => {
+    assert.deepEqual(await forward(call), { kind: 'failed', reason: await fetchRefusal(route, init) });
+  };
+  await failed({ body: '{}' }, 'undefined', { method: 'GET', body: '{}' });
+  await failed({ route: 'info', body: '{}' }, 'info', { method: 'GET', body: '{}' });
+  await failed({ route: 'invoke', body: Symbol('x') }, 'invoke', { method: 'POST', body: Symbol('x') });
+  await failed({ route: 'invoke', body: Object.create(null) }, 'invoke', { method: 'POST', body: Object.create(null) });
+  await failed({ route: 'invoke', body: '{}', signal: {} }, 'invoke', { method: 'POST', body: '{}', signal: {} });
+  assert.deepEqual(await forward({ route: Symbol('r') }), { kind: 'failed', reason: 'the pack service did not answer: Cannot convert a Symbol value to a string' });
+});
+
+test('a call whose fields fetch cannot convert fails before it takes a cancel ticket, so none is left behind', async (t) => {
+  const dir = packFolder('kindgi-sup-ticket-');
+  const run = await supervise(t, dir);
+  const bad = { route: 'invoke', body: Object.create(null) };
+  // As fetch fails it (TypeScript never rejects): `unavailable` with no child.
+  assert.deepEqual(await run.supervisor.relay.forward(bad), { kind: 'unavailable', reason: 'no pack service' });
+  // Memory: a ticket left in Rust per call grows the process by about 137 bytes a call.
+  const script = `
+    import { createPackServiceSupervisor } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
+    const sup = createPackServiceSupervisor({ command: ['x'], moduleRoot: ${JSON.stringify(dir)}, env: async () => ({}) });
+    const bad = { route: 'invoke', body: Object.create(null) };
+    const calls = async (n) => { for (let i = 0; i < n; i += 1) await sup.relay.forward(bad).catch(() => {}); };
+    const rss = () => { globalThis.gc(); return process.memoryUsage().rss; };
+    await calls(50_000);
+    const before = rss();
+    await calls(200_000);
+    process.stdout.write(String(rss() - before));
+    await sup.close();`;
+  const { execFileSync } = await import('node:child_process');
+  const grown = Number(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+  t.diagnostic(`200,000 refused calls grew the process by ${(grown / 1e6).toFixed(1)} MB`);
+  assert.ok(grown < 10e6, `200,000 refused calls grew the process by ${(grown / 1e6).toFixed(1)} MB`);
+});

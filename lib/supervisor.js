@@ -57,12 +57,84 @@ function listenPort(port) {
   throw error;
 }
 
-/** A relay call's body as text: a string as is, bytes as UTF-8, anything else by `String()`. */
-function bodyText(body) {
-  if (typeof body === 'string') return body;
+/** Bytes as the TypeScript relay's fetch sends them, read as UTF-8 text. */
+function bytesText(body) {
   if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');
-  return String(body);
+  return undefined;
+}
+
+/**
+ * A relay call as the native relay takes it, its fields taken as the TypeScript relay's `fetch`
+ * takes them (ids by `String()`, the deadline by `Number()`, bytes as UTF-8). A common call (an
+ * invoke with a string or bytes body, an info without one) is read here; any other goes through
+ * fetch's own `Request`, which throws where fetch would.
+ */
+function relayCall(call) {
+  const route = call?.route;
+  const body = call?.body;
+  const signal = call?.signal;
+  const text =
+    body === undefined || typeof body === 'string' ? body : route === 'invoke' ? bytesText(body) : undefined;
+  if (
+    (route === 'invoke' || (route === 'info' && body === undefined)) &&
+    (text !== undefined || body === undefined) &&
+    (signal === undefined || signal === null || signal instanceof AbortSignal)
+  ) {
+    try {
+      return fields(call, route, text);
+    } catch {
+      // A field that cannot be read: in fetch's words, below.
+    }
+  }
+  return fetchedCall(call);
+}
+
+/** The rest of a relay call's fields, for a route and body already read. */
+function fields(call, route, body) {
+  return {
+    route,
+    ...(body !== undefined && { body }),
+    ...(call?.timeoutMs !== undefined && { timeoutMs: Number(call.timeoutMs) }),
+    ...(call?.runId !== undefined && { runId: String(call.runId) }),
+    ...(call?.requestId !== undefined && { requestId: String(call.requestId) }),
+    ...(call?.protocol !== undefined && { protocol: String(call.protocol) }),
+    ...(call?.traceparent !== undefined && { traceparent: String(call.traceparent) }),
+    ...(call?.tenantId !== undefined && { tenantId: String(call.tenantId) }),
+  };
+}
+
+/**
+ * An uncommon relay call, read by the `Request` the TypeScript relay's fetch makes of it, in
+ * its order: the URL (`/v1/${route}`, GET unless the route is `invoke`), the headers, then the
+ * Request, which refuses a GET with a body, a body it cannot send and a signal that is not an
+ * AbortSignal. Another route goes as the path fetch would request; another body as fetch's text.
+ */
+async function fetchedCall(call) {
+  const url = `http://${DEFAULT_HOST}/v1/${call?.route}`;
+  const invoke = call?.route === 'invoke';
+  const body = call?.body;
+  const request = new Request(url, {
+    method: invoke ? 'POST' : 'GET',
+    headers: {
+      'kindgi-pack-token': 'token',
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(call?.timeoutMs !== undefined && { 'kindgi-timeout-ms': String(call.timeoutMs) }),
+      ...(call?.runId !== undefined && { 'kindgi-run-id': call.runId }),
+      ...(call?.requestId !== undefined && { 'kindgi-request-id': call.requestId }),
+      ...(call?.protocol !== undefined && { 'kindgi-protocol': call.protocol }),
+      ...(call?.traceparent !== undefined && { traceparent: call.traceparent }),
+      ...(call?.tenantId !== undefined && { 'kindgi-tenant-id': call.tenantId }),
+    },
+    ...(body !== undefined && { body }),
+    // Only to be refused: an AbortSignal is followed by the native call itself.
+    ...(call?.signal != null && !(call.signal instanceof AbortSignal) && { signal: call.signal }),
+  });
+  // The path and query fetch sends (no fragment): only characters a request target may hold.
+  const { pathname, search } = new URL(request.url);
+  const path = `${pathname}${search}`;
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : (bytesText(body) ?? (await request.text()));
+  return fields(call, invoke ? 'invoke' : path === '/v1/info' ? 'info' : path, text);
 }
 
 function checkCommand(command) {
@@ -154,25 +226,22 @@ export function createPackServiceSupervisor(options) {
       if (call?.signal?.aborted) {
         return supervisor.serving() ? { kind: 'cancelled' } : { kind: 'unavailable', reason: 'no pack service' };
       }
+      // Read before the cancel ticket is taken: a call that fails here leaves none behind.
+      let native;
+      try {
+        native = relayCall(call);
+        if (native instanceof Promise) native = await native;
+      } catch (cause) {
+        // As the TypeScript relay fails what fetch throws (once it knows a child serves).
+        return supervisor.serving()
+          ? { kind: 'failed', reason: `the pack service did not answer: ${cause instanceof Error ? cause.message : String(cause)}` }
+          : { kind: 'unavailable', reason: 'no pack service' };
+      }
       const ticket = supervisor.cancelTicket();
       const onAbort = () => supervisor.cancel(ticket);
       call?.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const out = await supervisor.forward(
-          {
-            route: call?.route === 'info' ? 'info' : 'invoke',
-            // Taken as the TypeScript relay's fetch takes them: strings by `String()`, the
-            // deadline by `Number()` of its text, bytes as UTF-8 text.
-            ...(call?.body !== undefined && { body: bodyText(call.body) }),
-            ...(call?.timeoutMs !== undefined && { timeoutMs: Number(call.timeoutMs) }),
-            ...(call?.runId !== undefined && { runId: String(call.runId) }),
-            ...(call?.requestId !== undefined && { requestId: String(call.requestId) }),
-            ...(call?.protocol !== undefined && { protocol: String(call.protocol) }),
-            ...(call?.traceparent !== undefined && { traceparent: String(call.traceparent) }),
-            ...(call?.tenantId !== undefined && { tenantId: String(call.tenantId) }),
-          },
-          ticket,
-        );
+        const out = await supervisor.forward(native, ticket);
         if (out.kind !== 'answer') return out.kind === 'cancelled' ? { kind: 'cancelled' } : { kind: out.kind, reason: out.reason };
         const headers = {};
         for (let i = 0; i < out.headers.length; i += 2) headers[out.headers[i]] = out.headers[i + 1];

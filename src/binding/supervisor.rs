@@ -66,7 +66,7 @@ pub struct StartOutcomeJs {
 
 #[napi(object)]
 pub struct RelayCallJs {
-    /// `invoke` or `info`.
+    /// `invoke`, `info`, or the path of any other route (`/v1/…`, as fetch writes it).
     pub route: String,
     pub body: Option<String>,
     pub timeout_ms: Option<f64>,
@@ -361,11 +361,7 @@ impl NativeSupervisor {
             }
         };
         let call = RelayCall {
-            route: if call.route == "info" {
-                RelayRoute::Info
-            } else {
-                RelayRoute::Invoke
-            },
+            route: RelayRoute::from_name(call.route),
             body: call.body,
             timeout_ms: call.timeout_ms,
             run_id: call.run_id,

@@ -16,6 +16,7 @@ use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
+use hyper::ext::ReasonPhrase;
 use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Request, Response, StatusCode};
 use std::sync::Arc;
@@ -109,9 +110,10 @@ impl Front {
             Route::Info => RelayRoute::Info,
             Route::Invoke => RelayRoute::Invoke,
         };
+        let invoke = route == RelayRoute::Invoke;
         // Unlike the TypeScript front, the content type is checked here as the service checks
         // it: a caller learns it at the front whether or not a child serves.
-        if route == RelayRoute::Invoke
+        if invoke
             && !is_json_content_type(
                 joined_header(head.headers.get(CONTENT_TYPE).map(|v| v.as_bytes())).as_deref(),
             )
@@ -134,7 +136,7 @@ impl Front {
             tenant_id: non_empty("kindgi-tenant-id"),
         };
         // An invoke's body is read and forwarded; an info request's is read after the answer.
-        let unread = if route == RelayRoute::Invoke {
+        let unread = if invoke {
             let reading = read_body(body, self.max_body_bytes);
             match tokio::time::timeout(BODY_WITHIN, reading).await {
                 Ok(Ok(Some(body))) => call.body = Some(utf8_text(&body).into_owned()),
@@ -180,7 +182,11 @@ fn answer_response(
 ) -> Response<Full<Bytes>> {
     let length = body.len();
     let mut response = Response::new(Full::new(Bytes::from(body)));
-    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    if let Some(reason) = node_reason(status) {
+        response.extensions_mut().insert(reason);
+    }
+    *response.status_mut() = status;
     let out = response.headers_mut();
     for (name, value) in headers {
         if let (Ok(name), Some(value)) = (
@@ -192,4 +198,22 @@ fn answer_response(
     }
     out.insert(CONTENT_LENGTH, HeaderValue::from(length));
     response
+}
+
+/// The reason Node writes for `status` where hyper would write another: Node's words where they
+/// differ from hyper's, `unknown` for a status neither knows (hyper writes `<none>`). Constants,
+/// so that each is checked when compiled.
+fn node_reason(status: StatusCode) -> Option<ReasonPhrase> {
+    const NON_AUTHORITATIVE: ReasonPhrase =
+        ReasonPhrase::from_static(b"Non-Authoritative Information");
+    const TEAPOT: ReasonPhrase = ReasonPhrase::from_static(b"I'm a Teapot");
+    const BANDWIDTH: ReasonPhrase = ReasonPhrase::from_static(b"Bandwidth Limit Exceeded");
+    const UNKNOWN: ReasonPhrase = ReasonPhrase::from_static(b"unknown");
+    match status.as_u16() {
+        203 => Some(NON_AUTHORITATIVE),
+        418 => Some(TEAPOT),
+        509 => Some(BANDWIDTH),
+        _ if status.canonical_reason().is_none() => Some(UNKNOWN),
+        _ => None,
+    }
 }

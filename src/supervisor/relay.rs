@@ -14,9 +14,10 @@ use crate::service::core::DEFAULT_TIMEOUT_MS;
 use crate::service::http::{joined_header, latin1_header_value};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
 use hyper::client::conn::http1;
-use hyper::header::{HeaderName, CONTENT_TYPE, HOST};
-use hyper::{Method, Request};
+use hyper::header::{HeaderName, CONTENT_LENGTH, CONTENT_TYPE, HOST, TRANSFER_ENCODING};
+use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use std::future::{poll_fn, Future};
 use std::pin::{pin, Pin};
@@ -24,12 +25,34 @@ use std::sync::Mutex;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
+
 /// Which route a call goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum RelayRoute {
     #[default]
     Invoke,
     Info,
+    /// Any other route `relay.forward` is given: the TypeScript relay's fetch sends a `GET` of
+    /// `/v1/<route>`. Holds that path (and query) as the URL parser writes it, starting with `/`.
+    Get(String),
+}
+
+impl RelayRoute {
+    /// The route a `relay.forward` call names: `invoke`, `info`, or the path of any other.
+    pub fn from_name(name: String) -> RelayRoute {
+        match name.as_str() {
+            "invoke" => RelayRoute::Invoke,
+            "info" => RelayRoute::Info,
+            _ => RelayRoute::Get(name),
+        }
+    }
+
+    fn method(&self) -> Method {
+        match self {
+            RelayRoute::Invoke => Method::POST,
+            RelayRoute::Info | RelayRoute::Get(_) => Method::GET,
+        }
+    }
 }
 
 /// One call to forward.
@@ -91,11 +114,42 @@ struct ChildConnection {
 /// The connection ended (the child closed it or it broke) before what was waited for came.
 struct Ended;
 
+/// Awaits `work` while driving `connection`'s reads and writes in this task.
+async fn drive<C: Future, F: Future>(
+    mut connection: Pin<&mut C>,
+    work: F,
+) -> Result<F::Output, Ended> {
+    let mut work = pin!(work);
+    poll_fn(|cx| {
+        if let Poll::Ready(out) = work.as_mut().poll(cx) {
+            return Poll::Ready(Ok(out));
+        }
+        let ended = connection.as_mut().poll(cx).is_ready();
+        // The connection may just have delivered what `work` waits for (or, ended, dropped
+        // its side of it): look again before sleeping.
+        match work.as_mut().poll(cx) {
+            Poll::Ready(out) => Poll::Ready(Ok(out)),
+            Poll::Pending if ended => Poll::Ready(Err(Ended)),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
+}
+
+/// How connections to a child read answers: hyper's defaults, but with folded (obs-fold)
+/// header lines unfolded, as fetch takes them, rather than refused.
+fn client() -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder.allow_obsolete_multiline_headers_in_responses(true);
+    builder
+}
+
 impl ChildConnection {
-    async fn open(port: u16) -> std::io::Result<ChildConnection> {
+    async fn open(port: u16, client: &http1::Builder) -> std::io::Result<ChildConnection> {
         let stream = TcpStream::connect(("127.0.0.1", port)).await?;
         stream.set_nodelay(true)?;
-        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+        let (sender, connection) = client
+            .handshake(TokioIo::new(stream))
             .await
             .map_err(std::io::Error::other)?;
         Ok(ChildConnection {
@@ -108,22 +162,7 @@ impl ChildConnection {
 
     /// Awaits `work` while driving the connection's reads and writes in this task.
     async fn drive<F: Future>(&mut self, work: F) -> Result<F::Output, Ended> {
-        let mut work = pin!(work);
-        let connection = &mut self.connection;
-        poll_fn(|cx| {
-            if let Poll::Ready(out) = work.as_mut().poll(cx) {
-                return Poll::Ready(Ok(out));
-            }
-            let ended = connection.as_mut().poll(cx).is_ready();
-            // The connection may just have delivered what `work` waits for (or, ended, dropped
-            // its side of it): look again before sleeping.
-            match work.as_mut().poll(cx) {
-                Poll::Ready(out) => Poll::Ready(Ok(out)),
-                Poll::Pending if ended => Poll::Ready(Err(Ended)),
-                Poll::Pending => Poll::Pending,
-            }
-        })
-        .await
+        drive(self.connection.as_mut(), work).await
     }
 
     /// Whether the connection can carry another request now. An idle connection has nothing
@@ -184,6 +223,7 @@ pub struct Relay {
     idle: Mutex<Vec<ChildConnection>>,
     token: String,
     answer_limit: AnswerLimit,
+    client: http1::Builder,
 }
 
 impl Relay {
@@ -196,6 +236,7 @@ impl Relay {
             idle: Mutex::new(Vec::new()),
             token,
             answer_limit,
+            client: client(),
         }
     }
 
@@ -255,7 +296,7 @@ impl Relay {
             let retry_unsent = reused.is_some();
             let mut connection = match reused.take() {
                 Some(connection) => connection,
-                None => match ChildConnection::open(port).await {
+                None => match ChildConnection::open(port, &self.client).await {
                     Ok(connection) => connection,
                     Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => {
                         return RelayOutcome::Unavailable(
@@ -277,51 +318,30 @@ impl Relay {
                 },
                 Err(Ended) => return did_not_answer(),
             };
-            let status = response.status().as_u16();
-            // A protocol switch nobody asked for: fetch refuses it (`bad upgrade`).
-            if status == 101 {
-                return did_not_answer();
-            }
-            let headers = ANSWER_HEADERS
-                .iter()
-                .filter_map(|name| {
-                    // As fetch reads them: Latin-1, repeats joined with `, `.
-                    let values = response.headers().get_all(*name).iter();
-                    let value = joined_header(values.map(|v| v.as_bytes()))?;
-                    Some(((*name).to_owned(), value))
-                })
-                .collect();
-            let reading = Limited::new(response.into_body(), MAX_ANSWER).collect();
-            let body = match connection.drive(reading).await {
-                Ok(Ok(collected)) => collected.to_bytes(),
-                Ok(Err(error)) if error.is::<LengthLimitError>() => {
-                    return RelayOutcome::Failed(format!(
-                        "the pack service's answer is larger than {} MiB",
-                        MAX_ANSWER >> 20
-                    ))
+            return match read_answer(connection.connection.as_mut(), response).await {
+                Ok(answer) => {
+                    self.put_back(connection);
+                    answer
                 }
-                Ok(Err(_)) | Err(Ended) => {
-                    return RelayOutcome::Failed(
-                        "the pack service's answer broke off: terminated".into(),
-                    )
-                }
-            };
-            self.put_back(connection);
-            return RelayOutcome::Answer {
-                status,
-                headers,
-                body: utf8_text(&body).into_owned(),
+                Err(failed) => failed,
             };
         }
     }
 
     fn request(&self, port: u16, call: &RelayCall) -> Result<Request<Full<Bytes>>, String> {
-        let (method, path) = match call.route {
-            RelayRoute::Info => (Method::GET, "/v1/info"),
-            RelayRoute::Invoke => (Method::POST, "/v1/invoke"),
+        let path = match &call.route {
+            RelayRoute::Info => "/v1/info",
+            RelayRoute::Invoke => "/v1/invoke",
+            // Only a path: anything else would be read as another form of request target.
+            RelayRoute::Get(path) if path.starts_with('/') => path,
+            RelayRoute::Get(path) => {
+                return Err(format!(
+                    "the request cannot be built: {path:?} is not a path"
+                ))
+            }
         };
         let mut builder = Request::builder()
-            .method(method)
+            .method(call.route.method())
             .uri(path)
             .header(HOST, format!("127.0.0.1:{port}"))
             .header("kindgi-pack-token", self.token.as_str());
@@ -350,21 +370,78 @@ impl Relay {
                 builder = builder.header(HeaderName::from_static(name), value);
             }
         }
-        let body = Full::new(Bytes::from(call.body.clone().unwrap_or_default()));
+        let body = call.body.clone().unwrap_or_default();
+        if body.is_empty() && call.route == RelayRoute::Invoke {
+            // fetch gives a POST its length even when it is 0; hyper would send none.
+            builder = builder.header(CONTENT_LENGTH, "0");
+        }
         builder
-            .body(body)
+            .body(Full::new(Bytes::from(body)))
             .map_err(|e| format!("the request cannot be built: {e}"))
     }
 }
 
-/// Delivered, or possibly delivered, with no answer: the call may have run.
 /// The largest answer passed on: it crosses to JavaScript as one string, whose length V8 caps
 /// (about 512 Mi characters), and a child streaming more would fill the parent's memory.
 const MAX_ANSWER: usize = 128 * 1024 * 1024;
 
+/// Delivered, or possibly delivered, with no answer: the call may have run.
 fn did_not_answer() -> RelayOutcome {
     // Node's fetch says only this; the cause is in its `cause`.
     RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
+}
+
+/// Reads the answer whose head is `response`, driving `connection`: `Ok` once it is read whole
+/// and the connection can carry another call, `Err` with the outcome otherwise.
+async fn read_answer<C: Future>(
+    mut connection: Pin<&mut C>,
+    response: Response<Incoming>,
+) -> Result<RelayOutcome, RelayOutcome> {
+    let status = response.status().as_u16();
+    // A protocol switch nobody asked for: fetch refuses it (`bad upgrade`).
+    if status == 101 {
+        return Err(did_not_answer());
+    }
+    // A length and a transfer coding: fetch refuses it at once, where hyper would read an
+    // answer whose coding is not chunked until the child closes (a kept connection never does).
+    let head = response.headers();
+    if head.contains_key(TRANSFER_ENCODING) && head.contains_key(CONTENT_LENGTH) {
+        return Err(did_not_answer());
+    }
+    let headers = ANSWER_HEADERS
+        .iter()
+        .filter_map(|name| {
+            // As fetch reads them: Latin-1, repeats joined with `, `.
+            let values = head.get_all(*name).iter();
+            let value = joined_header(values.map(|v| v.as_bytes()))?;
+            Some(((*name).to_owned(), value))
+        })
+        .collect();
+    let reading = Limited::new(response.into_body(), MAX_ANSWER).collect();
+    let body = match drive(connection.as_mut(), reading).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(error)) if error.is::<LengthLimitError>() => {
+            return Err(RelayOutcome::Failed(format!(
+                "the pack service's answer is larger than {} MiB",
+                MAX_ANSWER >> 20
+            )))
+        }
+        Ok(Err(_)) | Err(Ended) => {
+            return Err(RelayOutcome::Failed(
+                "the pack service's answer broke off: terminated".into(),
+            ))
+        }
+    };
+    Ok(RelayOutcome::Answer {
+        status,
+        headers,
+        // A 205 has no body for fetch (the bytes a child sends with one are read and dropped).
+        body: if status == 205 {
+            String::new()
+        } else {
+            utf8_text(&body).into_owned()
+        },
+    })
 }
 
 #[cfg(test)]
