@@ -1570,3 +1570,164 @@ test('a schema edited in place is compiled again, as TypeScript keys validators 
   schema.type = 'string';
   assert.deepStrictEqual(await runHandler(options), { kind: 'ok', value: 1 });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Outputs whose getters throw: Ajv throws only where its code reads the member
+// ---------------------------------------------------------------------------------------------
+
+/** An output whose `g` getter throws; `a` and `n.d` likewise, `n.d` nested. */
+const withThrowingGetters = () => ({
+  a: 1,
+  get g() {
+    throw new Error('getter boom');
+  },
+  n: {
+    x: 2,
+    get d() {
+      throw new Error('nested boom');
+    },
+  },
+});
+/** An array whose item 1 is a getter that throws. */
+const withThrowingItem = () => {
+  const list = [{ a: 1 }, 2, { a: 1 }];
+  Object.defineProperty(list, 1, {
+    enumerable: true,
+    get() {
+      throw new Error('item boom');
+    },
+  });
+  return list;
+};
+
+// Each schema with what Ajv does on the output: valid, issues, or a throw (checked against Ajv).
+const GETTER_SCHEMAS = [
+  ['an empty schema', {}, withThrowingGetters],
+  ['type object', { type: 'object' }, withThrowingGetters],
+  ['required reads it', { type: 'object', properties: { g: {} }, required: ['g'] }, withThrowingGetters],
+  ['properties read it', { type: 'object', properties: { g: { type: 'string' } } }, withThrowingGetters],
+  ['an always-valid property schema does not', { type: 'object', properties: { g: {} } }, withThrowingGetters],
+  ['required fails elsewhere without reading it', { type: 'object', properties: { a: {}, zz: {} }, required: ['a', 'zz'] }, withThrowingGetters],
+  ['additionalProperties:false lists keys only', { type: 'object', properties: { a: {} }, additionalProperties: false }, withThrowingGetters],
+  ['additionalProperties with a schema reads it', { type: 'object', additionalProperties: { type: 'number' } }, withThrowingGetters],
+  ['propertyNames and minProperties do not', { type: 'object', propertyNames: { maxLength: 1 }, minProperties: 9 }, withThrowingGetters],
+  ['dependentRequired reads it', { type: 'object', properties: { a: {}, g: {} }, dependentRequired: { a: ['g'] } }, withThrowingGetters],
+  ['a nested property read', { type: 'object', properties: { n: { type: 'object', properties: { d: { type: 'number' } } } } }, withThrowingGetters],
+  ['a nested property not read', { type: 'object', properties: { n: { type: 'object', properties: { x: { type: 'string' } } } } }, withThrowingGetters],
+  ['const compares from the last key', { const: { a: 1, g: 1, n: 1 } }, withThrowingGetters],
+  ['const stops at a difference first', { const: { a: 2, g: 1, n: { d: 1, x: 3 } } }, withThrowingGetters],
+  ['enum of primitives compares with ===', { enum: [1, 'x'] }, withThrowingGetters],
+  ['unevaluatedProperties:false lists keys only', { type: 'object', properties: { a: {} }, unevaluatedProperties: false }, withThrowingGetters],
+  ['items read every item', { type: 'array', items: { type: 'object' } }, withThrowingItem],
+  ['maxItems reads none', { type: 'array', maxItems: 1 }, withThrowingItem],
+  ['uniqueItems compares items', { type: 'array', uniqueItems: true }, withThrowingItem],
+];
+
+/** What Ajv does: `{ valid }`, `{ issues }` or `{ threw: message }`. */
+function ajvOnGetters(schema, value) {
+  try {
+    const outcome = ajvOutcome(schema, 'output', value);
+    return outcome.valid ? { valid: true } : { issues: outcome.issues };
+  } catch (cause) {
+    return { threw: cause.message };
+  }
+}
+
+test('compileSchema: a getter that throws throws from validate exactly where Ajv reads it', () => {
+  const seen = new Set();
+  for (const [label, schema, make] of GETTER_SCHEMAS) {
+    const expected = ajvOnGetters(schema, make());
+    seen.add(Object.keys(expected)[0]);
+    let got;
+    try {
+      const result = compileSchema(schema, 'output').validate(make());
+      got = result.valid ? { valid: true } : { issues: result.issues };
+    } catch (cause) {
+      got = { threw: cause.message };
+    }
+    assert.deepStrictEqual(got, expected, label);
+  }
+  assert.deepStrictEqual([...seen].sort(), ['issues', 'threw', 'valid'], 'the cases cover each outcome');
+});
+
+test("runHandler: a throwing getter Ajv never reads is the output; one it reads rejects, as TypeScript's runner does", async () => {
+  for (const [label, schema, make] of GETTER_SCHEMAS) {
+    const expected = ajvOnGetters(schema, make());
+    const produced = make();
+    const outcome = await runHandler({
+      tool: tool({ outputSchema: schema }),
+      input: { message: 'x' },
+      ctx: ctx(),
+      importHandler: wrap(() => produced),
+    }).catch((rejection) => ({ rejected: rejection.message }));
+    if (expected.threw !== undefined) {
+      assert.deepStrictEqual(outcome, { rejected: expected.threw }, label);
+    } else if (expected.valid) {
+      assert.equal(outcome.kind, 'ok', label);
+      assert.equal(outcome.value, produced, label);
+    } else {
+      assert.deepStrictEqual(
+        outcome,
+        {
+          kind: 'err',
+          error: {
+            code: 'output-validation-failed',
+            message: 'Tool "test.echo" handler produced output that failed validation',
+            toolId: 'test.echo',
+            issues: expected.issues,
+          },
+        },
+        label,
+      );
+    }
+  }
+});
+
+test("runCheck: a config getter the config schema reads rejects, as TypeScript's runCheck does", async () => {
+  const schema = { type: 'object', properties: { g: { type: 'string' } } };
+  const options = (config) => ({ check: { ...CHECK, configSchema: schema }, config, trace: [], importCheck: wrap({ evaluate: () => 'ran' }) });
+  await assert.rejects(runCheck(options(withThrowingGetters())), { message: 'getter boom' });
+  const unread = { s: 'x', get other() { throw new Error('never read'); } };
+  assert.deepStrictEqual(await runCheck(options(unread)), { kind: 'ok', value: 'ran' });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Lone surrogates (a string cut between the halves of a pair) validate as Ajv validates them
+// ---------------------------------------------------------------------------------------------
+
+test('runHandler and runCheck take lone surrogates in the input, output and config', async () => {
+  const got = await runHandler({
+    tool: tool({ inputSchema: { type: 'object' }, outputSchema: { type: 'object' } }),
+    input: { s: '\udc00' },
+    ctx: ctx(),
+    importHandler: wrap((input) => ({ s: '\ud800', echoed: input.s })),
+  });
+  assert.deepStrictEqual(got, { kind: 'ok', value: { s: '\ud800', echoed: '\udc00' } });
+  const checked = await runCheck({
+    check: { ...CHECK, configSchema: { type: 'object', properties: { s: { type: 'string', maxLength: 1 } } } },
+    config: { s: '\ud800' },
+    trace: [],
+    importCheck: wrap({ evaluate: (config) => config.s }),
+  });
+  assert.deepStrictEqual(checked, { kind: 'ok', value: '\ud800' });
+});
+
+test('compileSchema: lone surrogates in values, keys and schemas answer as Ajv, echoed back as they were', () => {
+  const cases = [
+    [{ type: 'object', properties: { s: { type: 'string', maxLength: 1 } } }, { s: '\udc00x' }],
+    [{ type: 'object', additionalProperties: false }, { 'k\ud800': 1 }],
+    [{ type: 'object', propertyNames: { maxLength: 1 } }, { '\udc00\ud800': 1 }],
+    [{ type: 'object', patternProperties: { '.': { type: 'string' } } }, { '\ud800': 1 }],
+    [{ const: '\ud800' }, '\udc00'],
+    [{ enum: ['\ud800', 'a'] }, 'b'],
+    [{ type: 'string', pattern: '^.$' }, '\ud800'],
+    [{ type: 'object', properties: { '\ud800': { default: '\udc00' } } }, { o: '\udfff' }],
+  ];
+  for (const side of ['input', 'output']) {
+    for (const [schema, value] of cases) {
+      const expected = ajvOutcome(schema, side, value);
+      const got = compileSchema(schema, side).validate(value);
+      assert.deepStrictEqual(got, expected, `${side} ${JSON.stringify(schema)}`);
+    }
+  }
+});

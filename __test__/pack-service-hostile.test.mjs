@@ -63,6 +63,10 @@ const modules = {
       },
     }),
   },
+  // The same getter against schemas that read it, and one that fails without reading it.
+  'getter-required.mjs': { default: () => ({ get g() { throw new Error('getter boom'); } }) },
+  'getter-property.mjs': { default: () => ({ get g() { throw new Error('getter boom'); } }) },
+  'getter-unread.mjs': { default: () => ({ get g() { throw new Error('getter boom'); } }) },
   'proxy.mjs': {
     default: () =>
       new Proxy({}, {
@@ -88,12 +92,17 @@ const modules = {
     }),
   },
 };
+const outputs = {
+  'getter-required.mjs': { type: 'object', properties: { g: {} }, required: ['g'] },
+  'getter-property.mjs': { type: 'object', properties: { g: { type: 'string' } } },
+  'getter-unread.mjs': { type: 'object', properties: { h: {} }, required: ['h'] },
+};
 const index = {
   v: 1,
   packId: 'hostile',
   packVersion: '1',
   artifactVersion: 'a',
-  tools: Object.keys(modules).map((m) => ({ id: m.replace('.mjs', ''), modulePath: m, input: { type: 'object' }, output: { type: 'object' } })),
+  tools: Object.keys(modules).map((m) => ({ id: m.replace('.mjs', ''), modulePath: m, input: { type: 'object' }, output: outputs[m] ?? { type: 'object' } })),
   guardrails: [],
   agents: [],
   flows: [],
@@ -157,12 +166,22 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
     const cycle = JSON.parse((await post(call('cycle'))).text);
     assert.equal(cycle.code, 'output-validation-failed');
     assert.match(cycle.message, /handler produced output that cannot be validated/);
-    // Outputs that throw while they are read: the answer says what threw.
-    for (const [tool, thrown] of [['throwing-getter', 'Error: boom'], ['proxy', 'Error: trap']]) {
-      const answer = JSON.parse((await post(call(tool))).text);
-      assert.equal(answer.code, 'output-validation-failed');
-      assert.equal(answer.message, `Tool "${tool}" handler produced output that cannot be validated: ${thrown}`);
+    // A getter that throws: where Ajv reads it (required, properties) TypeScript's runner
+    // rejects, and where it does not JSON.stringify throws; either way its 500.
+    for (const tool of ['throwing-getter', 'getter-required', 'getter-property']) {
+      const thrown = tool === 'throwing-getter' ? 'boom' : 'getter boom';
+      assert.deepEqual(await post(call(tool)), { status: 500, text: JSON.stringify({ error: thrown }) }, tool);
     }
+    // Refused without reading it: Ajv's issues.
+    const unread = await post(call('getter-unread'));
+    assert.equal(unread.status, 200);
+    assert.deepEqual(JSON.parse(unread.text).issues, [
+      { instancePath: '', schemaPath: '#/required', keyword: 'required', params: { missingProperty: 'h' }, message: "must have required property 'h'" },
+    ]);
+    // A Proxy whose trap throws cannot be marked for the validator (see the README).
+    const proxy = JSON.parse((await post(call('proxy'))).text);
+    assert.equal(proxy.code, 'output-validation-failed');
+    assert.equal(proxy.message, 'Tool "proxy" handler produced output that cannot be validated: Error: trap');
     // Members JSON drops are dropped from the answer; a thenable is awaited, and a `then` that
     // throws when read is the handler's throw.
     assert.equal((await post(call('unwritable-members'))).text, '{"v":2,"kind":"result","output":{"kept":1}}');
@@ -175,15 +194,8 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
       assert.equal(answer.status, 200);
       assert.deepEqual(JSON.parse(answer.text), { v: 2, kind: 'error', code: 'handler-throw', message: `Handler for tool "${id}" threw: a thrown value that cannot be read`, toolId: id, cause: 'a thrown value that cannot be read' });
     }
-    const unreadableOutput = await post(call('unreadable-output'));
-    assert.deepEqual(JSON.parse(unreadableOutput.text), {
-      v: 2,
-      kind: 'error',
-      code: 'output-validation-failed',
-      message: 'Tool "unreadable-output" handler produced output that cannot be validated: a thrown value that cannot be read',
-      toolId: 'unreadable-output',
-      cause: 'a thrown value that cannot be read',
-    });
+    // A getter throwing such a value: the 500 describes it as it can.
+    assert.deepEqual(await post(call('unreadable-output')), { status: 500, text: '{"error":"a thrown value that cannot be read"}' });
   } finally {
     await service.stop(100);
   }

@@ -3,7 +3,7 @@
 // importing the module, finding the handler, Zod, calling it.
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compileSchema } from './validate.js';
+import { compileSchema, validateReading } from './validate.js';
 
 // Reading what pack code threw can throw again (a getter, a Proxy trap, a value `String()`
 // refuses); the functions below stand in this text then, as a throw here would escape a
@@ -180,7 +180,7 @@ export async function runHandler(options) {
   if (output_.failure) return output_.failure;
   let produced;
   try {
-    produced = output_.validator.validate(output);
+    produced = validateReading(output_.validator, output);
   } catch (cause) {
     // A value JSON cannot hold (a BigInt, a cycle): refused here rather than when the answer
     // is written (see the README's known differences).
@@ -189,6 +189,9 @@ export async function runHandler(options) {
       cause: serializeCause(cause),
     });
   }
+  // Ajv read a member whose getter throws: its validate throws, and so TypeScript's runHandler
+  // rejects (its service answers 500 with the message).
+  if (produced.threw) throw produced.cause;
   if (!produced.valid) {
     return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that failed validation`, {
       toolId: tool.id,
@@ -225,13 +228,15 @@ export async function runCheck(options) {
     if (compiled.failure) return compiled.failure;
     let checked;
     try {
-      checked = compiled.validator.validate(config);
+      checked = validateReading(compiled.validator, config);
     } catch (cause) {
       return fail('input-validation-failed', `Check "${check.id}" config cannot be validated: ${describeThrow(cause)}`, {
         toolId: check.id,
         cause: serializeCause(cause),
       });
     }
+    // As for a tool's output: Ajv's validate throws, and TypeScript's runCheck rejects.
+    if (checked.threw) throw checked.cause;
     if (!checked.valid) {
       return fail('input-validation-failed', `Check "${check.id}" config failed validation${describeFirstIssue(checked.issues)}`, {
         toolId: check.id,

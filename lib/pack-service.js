@@ -15,7 +15,7 @@ import {
   serializeCause,
 } from './handler-runner.js';
 import { native } from './native.js';
-import { compileSchema, fillDefaults, markedJson } from './validate.js';
+import { compileSchema, fillDefaults, markedJson, readThrow } from './validate.js';
 import { indexHash, readBundleMap } from './kindgi-index.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
@@ -398,6 +398,13 @@ export function createPackService(options) {
     } catch (cause) {
       // A cycle: the runner's answer for output that cannot be validated.
       settle(id, call, toolError(tool, 'output-validation-failed', `Tool "${tool.id}" handler produced output that cannot be validated: ${describeThrow(cause)}`, { cause: serializeCause(cause) }));
+      return;
+    }
+    // A getter that throws: where Ajv reads it, TypeScript's runner rejects with what it threw
+    // and the service answers 500 with its message; elsewhere JSON.stringify throws below.
+    const threw = readThrow(tool.output, 'output', marked);
+    if (threw !== undefined) {
+      fail(id, threw.cause);
       return;
     }
     calls.delete(id);

@@ -17,6 +17,12 @@ const MARKER = '\u0000js';
 let rewrote = false;
 
 /**
+ * What the members the last `valueText` could not read threw (getters), by the index their
+ * `throws` marker carries: Ajv throws the same when its code reads one.
+ */
+let thrown = [];
+
+/**
  * `JSON.stringify` replacer that writes what Ajv sees rather than what JSON.stringify would:
  * `undefined`, `NaN`, `±Infinity`, BigInts, functions and symbols become markers (so an
  * `undefined` member is still a key, and a BigInt is still not a string), and an object with
@@ -59,6 +65,8 @@ function isBoxed(value) {
 }
 
 function valueText(value) {
+  rewrote = false;
+  thrown = [];
   try {
     return JSON.stringify(value, markJsValues);
   } catch (cause) {
@@ -66,10 +74,26 @@ function valueText(value) {
     if (cause instanceof RangeError || (cause instanceof TypeError && /circular/i.test(cause.message))) {
       return jsonText(value, 'The value');
     }
-    // A toJSON that threw, which Ajv never calls: the value as Ajv reads it.
+    // A toJSON that threw, which Ajv never calls, or a getter that threw, which Ajv may never
+    // read: the value as Ajv reads it.
     rewrote = true;
     return markedWithoutToJson(value, []);
   }
+}
+
+/**
+ * `holder[key]` as JSON text for the validator; a read that throws (a getter) is a `throws`
+ * marker, which throws in Rust only where Ajv's code would read it.
+ */
+function markedMember(holder, key, within) {
+  let member;
+  try {
+    member = holder[key];
+  } catch (cause) {
+    thrown.push(cause);
+    return JSON.stringify({ [MARKER]: 'throws', i: thrown.length - 1 });
+  }
+  return markedWithoutToJson(member, within);
 }
 
 /**
@@ -83,10 +107,10 @@ function markedWithoutToJson(value, within) {
   within.push(value);
   let text;
   if (Array.isArray(value)) {
-    text = `[${Array.from({ length: value.length }, (_, i) => markedWithoutToJson(value[i], within)).join(',')}]`;
+    text = `[${Array.from({ length: value.length }, (_, i) => markedMember(value, i, within)).join(',')}]`;
   } else {
-    const own = typeof value.toJSON === 'function' || isBoxed(value) ? { ...value } : value;
-    text = `{${Object.keys(own).map((key) => `${JSON.stringify(key)}:${markedWithoutToJson(own[key], within)}`).join(',')}}`;
+    // An object with toJSON, or a boxed primitive, is its own enumerable properties here too.
+    text = `{${Object.keys(value).map((key) => `${JSON.stringify(key)}:${markedMember(value, key, within)}`).join(',')}}`;
   }
   within.pop();
   return text;
@@ -135,10 +159,35 @@ function isPlainJson(value, depth = 0) {
  * for a value JSON cannot hold at all (a cycle).
  */
 export function markedJson(value) {
-  if (isPlainJson(value)) return { text: JSON.stringify(value), exact: true };
-  rewrote = false;
+  if (plain(value)) return { text: JSON.stringify(value), exact: true, thrown: [] };
   const text = valueText(value);
-  return { text, exact: !rewrote };
+  return { text, exact: !rewrote, thrown };
+}
+
+/** `isPlainJson`, false where reading the value throws (a getter). */
+function plain(value) {
+  try {
+    return isPlainJson(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether Ajv's validate, run on the value `marked` (from `markedJson`) holds, would read a
+ * member whose reading throws: `{ cause }`, what it throws then; else `undefined`, also when
+ * `schema` does not compile (which is answered before validation).
+ */
+export function readThrow(schema, side, marked) {
+  if (marked.thrown.length === 0) return undefined;
+  let validator;
+  try {
+    validator = compileSchema(schema, side);
+  } catch {
+    return undefined;
+  }
+  const result = validator[JUDGE](marked.text, marked.thrown);
+  return result.kind === 'threw' ? { cause: result.cause } : undefined;
 }
 
 /**
@@ -159,6 +208,9 @@ function at(root, pointer) {
   return target;
 }
 
+/** A validator's answer for marked text, with what Ajv's code threw reading it. */
+const JUDGE = Symbol('judge');
+
 class Validator {
   #native;
   #input;
@@ -169,19 +221,48 @@ class Validator {
   }
 
   validate(value) {
-    const result = this.#native.validateJson(valueText(value));
-    if (result === null) return { valid: true, value };
+    const result = validateReading(this, value);
+    // Ajv's code read a member whose getter throws: Ajv's validate throws the same.
+    if (result.threw) throw result.cause;
+    return result;
+  }
+
+  [JUDGE](text, reads) {
+    const result = this.#native.validateJson(text);
+    if (result === null) return { kind: 'valid' };
     // Ajv's generated code overflows the stack on a schema that recurses on a value forever.
     if (result === 'r') throw new RangeError('Maximum call stack size exceeded');
     const parsed = JSON.parse(result.slice(1));
-    if (result[0] === 'i') return { valid: false, issues: parsed };
-    // Valid on the input side: the defaults go into a structured clone, as the TypeScript
-    // runner validates `structuredClone(input)`.
-    const copy = structuredClone(value);
-    if (parsed.length > 0 && (copy === null || typeof copy !== 'object')) return { valid: true, value: copy };
-    fillDefaults(copy, parsed);
-    return { valid: true, value: copy };
+    if (result[0] === 't') return { kind: 'threw', cause: reads[parsed] };
+    if (result[0] === 'i') return { kind: 'invalid', issues: parsed };
+    return { kind: 'defaults', defaults: parsed };
   }
+}
+
+/**
+ * `validator.validate(value)`, but `{ threw: true, cause }` where Ajv's validate would throw
+ * `cause` (its code read a member whose getter throws), for a caller that must tell that throw
+ * from the validator's own.
+ */
+export function validateReading(validator, value) {
+  const text = valueText(value);
+  const judged = validator[JUDGE](text, thrown);
+  switch (judged.kind) {
+    case 'threw':
+      return { threw: true, cause: judged.cause };
+    case 'valid':
+      return { valid: true, value };
+    case 'invalid':
+      return { valid: false, issues: judged.issues };
+    default:
+      break;
+  }
+  // Valid on the input side: the defaults go into a structured clone, as the TypeScript
+  // runner validates `structuredClone(input)`.
+  const copy = structuredClone(value);
+  if (judged.defaults.length > 0 && (copy === null || typeof copy !== 'object')) return { valid: true, value: copy };
+  fillDefaults(copy, judged.defaults);
+  return { valid: true, value: copy };
 }
 
 export function compileSchema(schema, side) {

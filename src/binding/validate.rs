@@ -2,7 +2,9 @@
 //! once however many objects carry it.
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::to_js_json;
+use crate::json::{
+    has_lone_surrogates, parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json,
+};
 use crate::validate::{defaults_json, issues_json, Invalid, Side, Validator};
 use napi_derive::napi;
 use serde_json::Value;
@@ -54,7 +56,9 @@ fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, Nat
             return Ok(found.clone());
         }
     }
-    let schema: Value = serde_json::from_str(&schema_json).map_err(|e| {
+    // A lone surrogate (`"\ud800"`, as JSON.stringify writes one) is a string Ajv compiles.
+    let (schema, stand_ins) = parse_with_lone_surrogates(&schema_json);
+    let schema: Value = schema.map_err(|e| {
         NativeError::new(
             NativeErrorCode::InvalidJsonValue,
             format!("The schema is not JSON: {e}"),
@@ -64,7 +68,7 @@ fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, Nat
         // The JS layer sets `name` from the part before the first newline.
         NativeError::new(
             NativeErrorCode::SchemaCompileFailed,
-            format!("{}\n{}", e.name, e.message),
+            restore_lone_surrogates_if(format!("{}\n{}", e.name, e.message), stand_ins),
         )
     })?);
     if let Ok(mut cache) = CACHE.lock() {
@@ -84,28 +88,47 @@ fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, Nat
 pub struct NativeValidator {
     inner: Arc<Validator>,
     input: bool,
+    /// Whether the schema's text held a lone surrogate (compiled as a stand-in).
+    stand_ins: bool,
+}
+
+/// What a `throws` marker carries beside its tag (the JS layer's index of what was thrown).
+fn marker_detail(marker: Value) -> Value {
+    match marker {
+        Value::Object(map) => map
+            .into_iter()
+            .find(|(key, _)| key != crate::validate::MARKER_KEY)
+            .map_or(Value::Null, |(_, detail)| detail),
+        _ => Value::Null,
+    }
 }
 
 #[napi]
 impl NativeValidator {
     /// Validates a value given as JSON text (JavaScript values JSON has no form for arrive as
-    /// markers, see `validate::js::MARKER_KEY`). Returns `null` when it is valid on the output
-    /// side; `v` and the defaults filled in (`[[pointer, key, value], …]`) when it is valid on the
-    /// input side; `i` and the issues when it is not; `r` when the schema recurses on it forever.
+    /// markers, see `validate::js::MARKER_KEY`; lone surrogates as `JSON.stringify` writes
+    /// them). Returns `null` when it is valid on the output side; `v` and the defaults filled in
+    /// (`[[pointer, key, value], …]`) when it is valid on the input side; `i` and the issues when
+    /// it is not; `r` when the schema recurses on it forever; `t` and the `throws` marker's other
+    /// member when Ajv's code would read a member whose reading threw (it throws there too).
     #[napi]
     pub fn validate_json(&self, value_json: String) -> Result<Option<String>, JsError> {
-        let mut value: Value = serde_json::from_str(&value_json).map_err(|e| {
+        let (value, stand_ins) = parse_with_lone_surrogates(&value_json);
+        let mut value: Value = value.map_err(|e| {
             NativeError::new(
                 NativeErrorCode::InvalidJsonValue,
                 format!("The value is not JSON: {e}"),
             )
         })?;
-        Ok(match self.inner.validate_recording_defaults(&mut value) {
-            Ok(_) if !self.input => None,
-            Ok(defaults) => Some(format!("v{}", defaults_json(defaults))),
-            Err(Invalid::Issues(issues)) => Some(format!("i{}", issues_json(&issues))),
+        // Issues and defaults name keys and values of both: stand-ins go back as surrogates.
+        let restore = |json: String| restore_lone_surrogates_if(json, stand_ins || self.stand_ins);
+        Ok(match self.inner.validate_reading(&mut value) {
+            Err(threw) => Some(format!("t{}", to_js_json(&marker_detail(threw)))),
+            Ok(Ok(_)) if !self.input => None,
+            Ok(Ok(defaults)) => Some(restore(format!("v{}", defaults_json(defaults)))),
+            Ok(Err(Invalid::Issues(issues))) => Some(restore(format!("i{}", issues_json(&issues)))),
             // Where Ajv's generated code overflows the stack; the JS layer throws its RangeError.
-            Err(Invalid::Recursion) => Some("r".into()),
+            Ok(Err(Invalid::Recursion)) => Some("r".into()),
         })
     }
 }
@@ -113,9 +136,11 @@ impl NativeValidator {
 #[napi(js_name = "compileSchemaJson")]
 pub fn compile_schema_json(schema_json: String, side: String) -> Result<NativeValidator, JsError> {
     let side = side_of(&side)?;
+    let stand_ins = has_lone_surrogates(&schema_json);
     let inner = compile_cached(schema_json, side)?;
     Ok(NativeValidator {
         inner,
         input: side == Side::Input,
+        stand_ins,
     })
 }

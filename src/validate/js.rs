@@ -27,6 +27,10 @@ const OBJECT_PROTOTYPE_NAMES: [&str; 12] = [
 /// for validation: `{"\u0000js": "undefined"}`.
 pub const MARKER_KEY: &str = "\u{0}js";
 
+/// The tag of a marker for a member or item whose reading threw in JavaScript (a getter): the
+/// marker's other member says which (see `validate_reading`).
+pub const THROWS: &str = "throws";
+
 /// The tag of a marker (`undefined`, `NaN`, `bigint`, …), when `value` is one.
 pub fn marker(value: &Value) -> Option<&str> {
     match value {

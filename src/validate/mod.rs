@@ -65,6 +65,17 @@ impl Validator {
     ) -> Result<Vec<DefaultApplied>, Invalid> {
         run::validate(&self.program, value)
     }
+
+    /// [`Validator::validate_recording_defaults`] for a value in which a member whose reading
+    /// throws in JavaScript (a getter) is marked `{"\u0000js": "throws", …}`: `Err` with the
+    /// first such marker Ajv's generated code reads (it throws there), else the answer. Other
+    /// callers see such a marker as a value of no JSON type.
+    pub fn validate_reading(
+        &self,
+        value: &mut Value,
+    ) -> Result<Result<Vec<DefaultApplied>, Invalid>, Value> {
+        run::validate_reading(&self.program, value)
+    }
 }
 
 #[cfg(test)]

@@ -38,11 +38,29 @@ pub struct DefaultApplied {
 }
 
 pub fn validate(program: &Program, value: &mut Value) -> Result<Vec<DefaultApplied>, Invalid> {
-    validate_data(program, Data::Json(value))
+    validate_data(program, Data::Json(value), false).0
 }
 
-fn validate_data(program: &Program, data: Data<'_>) -> Result<Vec<DefaultApplied>, Invalid> {
+/// [`validate`], where a member marked `throws` (see [`js::THROWS`]) throws when Ajv's
+/// generated code would read it: the first such marker read ends the run and is returned.
+pub fn validate_reading(
+    program: &Program,
+    value: &mut Value,
+) -> Result<Result<Vec<DefaultApplied>, Invalid>, Value> {
+    match validate_data(program, Data::Json(value), true) {
+        (_, Some(threw)) => Err(threw),
+        (result, None) => Ok(result),
+    }
+}
+
+fn validate_data(
+    program: &Program,
+    data: Data<'_>,
+    reading: bool,
+) -> (Result<Vec<DefaultApplied>, Invalid>, Option<Value>) {
     let mut run = Run {
+        reading,
+        threw: None,
         defaults: Vec::new(),
         program,
         errors: Vec::new(),
@@ -55,13 +73,14 @@ fn validate_data(program: &Program, data: Data<'_>) -> Result<Vec<DefaultApplied
     };
     let mut path = String::new();
     run.node(program.root, data, &mut path, None);
-    if run.runaway {
+    let result = if run.runaway {
         Err(Invalid::Recursion)
     } else if run.errors.is_empty() {
         Ok(run.defaults)
     } else {
         Err(Invalid::Issues(run.errors))
-    }
+    };
+    (result, run.threw)
 }
 
 /// A value being validated: JSON, or a JavaScript value of no JSON type (`undefined`, or the
@@ -179,6 +198,10 @@ struct Run<'p> {
     dynamic: HashMap<String, NodeId>,
     /// Set once `depth` passed [`MAX_SAME_VALUE_DEPTH`]: everything after is moot.
     runaway: bool,
+    /// Whether reading a `throws` marker throws (else it is a value of no JSON type).
+    reading: bool,
+    /// The first `throws` marker read: Ajv's code threw there, so everything after is moot.
+    threw: Option<Value>,
     /// The variables of the functions running, innermost last.
     frames: Vec<FrameValues>,
     /// What the last function that returned reports as evaluated.
@@ -229,6 +252,104 @@ impl Bound {
 }
 
 impl<'p> Run<'p> {
+    /// Reads a member or item as Ajv's code does (`data.g`, `data[i]`): true when that throws
+    /// (a getter that threw while the JS layer marked the value), which ends the run.
+    fn throws(&mut self, value: Option<&Value>) -> bool {
+        if self.threw.is_some() {
+            return true;
+        }
+        match value {
+            Some(value) if self.reading && js::marker(value) == Some(js::THROWS) => {
+                self.threw = Some(value.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `data[name] !== undefined`, reading the member.
+    fn has(&mut self, map: &Map<String, Value>, name: &str) -> bool {
+        !self.throws(map.get(name)) && js::has_property(map, name)
+    }
+
+    /// `fast-deep-equal(a, b)` as Ajv calls it (`const`, `enum`, `uniqueItems`), reading members
+    /// in its order (keys from the last, stopping at the first difference): the answer of
+    /// [`js::deep_equal`], or false once a read threw.
+    fn equal(&mut self, a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len()
+                    && (0..x.len()).rev().all(|i| {
+                        !self.throws(Some(&x[i]))
+                            && !self.throws(Some(&y[i]))
+                            && self.equal(&x[i], &y[i])
+                    })
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                if x.len() != y.len() || !x.keys().all(|k| y.contains_key(k)) {
+                    return false;
+                }
+                js::keys(x).into_iter().rev().all(|k| {
+                    let (p, q) = (&x[k], &y[k]);
+                    !self.throws(Some(p)) && !self.throws(Some(q)) && self.equal(p, q)
+                })
+            }
+            _ => js::deep_equal(a, b),
+        }
+    }
+
+    /// The pair Ajv's `uniqueItems` reports, `(i, j)`. With scalar item types known it walks down
+    /// from the end keeping the last index of each value (so `j > i`); otherwise it compares each
+    /// item with every earlier one, from the end (so `j < i`).
+    fn duplicate(
+        &mut self,
+        items: &[Value],
+        scalar_types: Option<&[JType]>,
+    ) -> Option<(usize, usize)> {
+        match scalar_types {
+            _ if items.len() < 2 => None,
+            Some(types) => {
+                let mut seen: HashMap<String, usize> = HashMap::new();
+                for i in (0..items.len()).rev() {
+                    let item = &items[i];
+                    if self.throws(Some(item)) {
+                        return None;
+                    }
+                    if !types.iter().any(|t| is_type(Some(item), *t)) {
+                        continue;
+                    }
+                    let mut key = match item {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => js::number_text(js::number(n)),
+                        other => other.to_string(),
+                    };
+                    if types.len() > 1 && item.is_string() {
+                        key.push('_');
+                    }
+                    if let Some(&j) = seen.get(&key) {
+                        return Some((i, j));
+                    }
+                    seen.insert(key, i);
+                }
+                None
+            }
+            None => {
+                for i in (1..items.len()).rev() {
+                    for j in (0..i).rev() {
+                        let (a, b) = (&items[i], &items[j]);
+                        if self.throws(Some(a)) || self.throws(Some(b)) {
+                            return None;
+                        }
+                        if self.equal(a, b) {
+                            return Some((i, j));
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
     /// A count against its limit, with Ajv's issue (`must NOT have more than 3 items`).
     fn count_within(
         &mut self,
@@ -304,6 +425,9 @@ impl<'p> Run<'p> {
                 self.last_call = (RProps::Undefined, RItems::Undefined);
             }
             Node::Obj(obj) => {
+                if self.threw.is_some() {
+                    return false;
+                }
                 if self.runaway
                     || self.depth >= MAX_SAME_VALUE_DEPTH
                     || self.total_depth >= MAX_TOTAL_DEPTH
@@ -452,7 +576,7 @@ impl<'p> Run<'p> {
                     if t == JType::Object && !obj.defaults.is_empty() {
                         if let Data::Json(Value::Object(map)) = &mut data {
                             for (key, default) in &obj.defaults {
-                                if !js::has_property(map, key) {
+                                if !self.has(map, key) {
                                     map.insert(key.clone(), default.clone());
                                     self.defaults.push(DefaultApplied {
                                         pointer: inst.clone(),
@@ -566,7 +690,13 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::Const { path, value } => {
-                if !data.json().is_some_and(|d| js::deep_equal(d, value)) {
+                // Ajv compares an object or array with fast-deep-equal, anything else with `===`.
+                let equal = match data.json() {
+                    None => false,
+                    Some(d) if value.is_object() || value.is_array() => self.equal(d, value),
+                    Some(d) => js::deep_equal(d, value),
+                };
+                if !equal {
                     self.error(
                         inst,
                         path,
@@ -578,10 +708,16 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::Enum { path, values, json } => {
-                if !data
-                    .json()
-                    .is_some_and(|d| values.iter().any(|v| js::deep_equal(d, v)))
-                {
+                let found = data.json().is_some_and(|d| {
+                    values.iter().any(|v| {
+                        if v.is_object() || v.is_array() {
+                            self.equal(d, v)
+                        } else {
+                            js::deep_equal(d, v)
+                        }
+                    })
+                });
+                if !found {
                     self.error(
                         inst,
                         path,
@@ -831,6 +967,9 @@ impl<'p> Run<'p> {
                     let (Some(node), Some(item)) = (node, items.get_mut(i)) else {
                         continue;
                     };
+                    if self.throws(Some(item)) {
+                        return;
+                    }
                     self.item(*node, Data::Json(item), inst, i);
                 }
             }
@@ -846,6 +985,9 @@ impl<'p> Run<'p> {
                 match node {
                     Some(node) => {
                         for (i, item) in items.iter_mut().enumerate().skip(*from) {
+                            if self.throws(Some(item)) {
+                                return;
+                            }
                             self.item(*node, Data::Json(item), inst, i);
                         }
                     }
@@ -880,6 +1022,9 @@ impl<'p> Run<'p> {
                     None => count = len,
                     Some(node) => {
                         for (i, item) in items.iter_mut().enumerate() {
+                            if self.throws(Some(item)) {
+                                return;
+                            }
                             if self.item(*node, Data::Json(item), inst, i) {
                                 count += 1;
                                 if max.is_none() && count as f64 >= *min {
@@ -923,7 +1068,7 @@ impl<'p> Run<'p> {
                 let Some(Value::Array(items)) = data.json() else {
                     return;
                 };
-                if let Some((i, j)) = duplicate(items, scalar_types.as_deref()) {
+                if let Some((i, j)) = self.duplicate(items, scalar_types.as_deref()) {
                     self.error(
                         inst,
                         path,
@@ -981,6 +1126,9 @@ impl<'p> Run<'p> {
                     };
                     if let Some(from) = from {
                         for (i, item) in items.iter_mut().enumerate().skip(from) {
+                            if self.throws(Some(item)) {
+                                return;
+                            }
                             self.item(*node, Data::Json(item), inst, i);
                         }
                     }
@@ -990,7 +1138,8 @@ impl<'p> Run<'p> {
                 let Some(Value::Object(map)) = data.json() else {
                     return;
                 };
-                for missing in names.iter().filter(|n| !js::has_property(map, n)) {
+                let missing: Vec<&String> = names.iter().filter(|n| !self.has(map, n)).collect();
+                for missing in missing {
                     self.error(
                         inst,
                         path,
@@ -1050,6 +1199,9 @@ impl<'p> Run<'p> {
                             name,
                         );
                     } else if let (Some(node), Some(value)) = (node, map.get_mut(&key)) {
+                        if self.throws(Some(value)) {
+                            return;
+                        }
                         self.child(*node, Data::Json(value), inst, &key);
                     }
                 }
@@ -1060,6 +1212,9 @@ impl<'p> Run<'p> {
                 };
                 for (key, node, _) in props {
                     let Some(node) = node else { continue };
+                    if self.throws(map.get(key)) {
+                        return;
+                    }
                     match js::lookup(map, key) {
                         Lookup::Missing => {}
                         Lookup::Inherited => {
@@ -1091,6 +1246,9 @@ impl<'p> Run<'p> {
                             }
                         }
                         if let (Some(node), Some(value)) = (node, map.get_mut(key)) {
+                            if self.throws(Some(value)) {
+                                return;
+                            }
                             self.child(*node, Data::Json(value), inst, key);
                         }
                     }
@@ -1101,10 +1259,12 @@ impl<'p> Run<'p> {
                     return;
                 };
                 for (property, names) in deps {
-                    if !js::has_property(map, property) {
+                    if !self.has(map, property) {
                         continue;
                     }
-                    for missing in names.iter().filter(|n| !js::has_property(map, n)) {
+                    let missing: Vec<&String> =
+                        names.iter().filter(|n| !self.has(map, n)).collect();
+                    for missing in missing {
                         let noun = if names.len() == 1 {
                             "property"
                         } else {
@@ -1129,7 +1289,8 @@ impl<'p> Run<'p> {
             }
             Keyword::DependentSchemas { deps } => {
                 for (property, node, merge) in deps {
-                    let present = matches!(data.json(), Some(Value::Object(map)) if js::has_property(map, property));
+                    let present =
+                        matches!(data.json(), Some(Value::Object(map)) if self.has(map, property));
                     if present && self.same(*node, data.reborrow(), inst, name) {
                         self.exec(merge);
                     }
@@ -1170,6 +1331,9 @@ impl<'p> Run<'p> {
                             name,
                         );
                     } else if let (Some(node), Some(value)) = (node, map.get_mut(&key)) {
+                        if self.throws(Some(value)) {
+                            return;
+                        }
                         self.child(*node, Data::Json(value), inst, &key);
                     }
                 }
@@ -1187,46 +1351,6 @@ impl GroupCode {
             Group::String => Some(JType::String),
             Group::Array => Some(JType::Array),
             Group::Object => Some(JType::Object),
-        }
-    }
-}
-
-/// The pair Ajv's `uniqueItems` reports, `(i, j)`. With scalar item types known it walks down
-/// from the end keeping the last index of each value (so `j > i`); otherwise it compares each
-/// item with every earlier one, from the end (so `j < i`).
-fn duplicate(items: &[Value], scalar_types: Option<&[JType]>) -> Option<(usize, usize)> {
-    match scalar_types {
-        Some(types) => {
-            let mut seen: HashMap<String, usize> = HashMap::new();
-            for i in (0..items.len()).rev() {
-                let item = &items[i];
-                if !types.iter().any(|t| is_type(Some(item), *t)) {
-                    continue;
-                }
-                let mut key = match item {
-                    Value::String(s) => s.clone(),
-                    Value::Number(n) => js::number_text(js::number(n)),
-                    other => other.to_string(),
-                };
-                if types.len() > 1 && item.is_string() {
-                    key.push('_');
-                }
-                if let Some(&j) = seen.get(&key) {
-                    return Some((i, j));
-                }
-                seen.insert(key, i);
-            }
-            None
-        }
-        None => {
-            for i in (1..items.len()).rev() {
-                for j in (0..i).rev() {
-                    if js::deep_equal(&items[i], &items[j]) {
-                        return Some((i, j));
-                    }
-                }
-            }
-            None
         }
     }
 }
