@@ -120,3 +120,47 @@ test('bad arguments throw invalid-argument', () => {
   assert.throws(() => readPackServiceConfig('--index', {}), { code: 'invalid-argument' });
   assert.throws(() => readPackServiceConfig([], null), { code: 'invalid-argument' });
 });
+
+const TENANT_PROBLEM = 'KINDGI_PACK_TENANT_ID may hold only what an HTTP header can carry: printable ASCII, spaces, tabs and U+0080 to U+00FF (it is matched against kindgi-tenant-id)';
+
+test('KINDGI_PACK_TENANT_ID: trimmed as the token is, blank is no pin, and one no header carries is a problem', () => {
+  const tenant = (value, env = {}) => readPackServiceConfig([], { ...TOKEN, ...env, KINDGI_PACK_TENANT_ID: value });
+  // A secret stored with a trailing newline would otherwise answer 421 to every call.
+  assert.equal(tenant('t1\n').value.tenantId, 't1');
+  assert.equal(tenant(' t1').value.tenantId, 't1');
+  assert.equal(tenant('\ufeffacme corp\u00a0').value.tenantId, 'acme corp');
+  assert.equal(tenant('café').value.tenantId, 'café', 'Latin-1, as Node reads a header');
+  assert.deepEqual(Object.keys(tenant('t1').value).at(-1), 'tenantId');
+  for (const blank of ['', ' ', '\n\t ']) assert.equal('tenantId' in tenant(blank).value, false, JSON.stringify(blank));
+  for (const bad of ['a\u0001b', 'a\nb', 'a\u007fb', '☃', 't\u0100']) {
+    assert.deepEqual(tenant(bad).problems, [TENANT_PROBLEM], JSON.stringify(bad));
+  }
+  // After the TypeScript problems (TypeScript has no tenant pinning).
+  assert.deepEqual(tenant('a\nb', { PORT: 'x' }).problems, ['PORT must be a port number, got "x"', TENANT_PROBLEM]);
+});
+
+test('variables that are not strings are read as TypeScript reads them', () => {
+  const read = (env) => readPackServiceConfig([], { ...TOKEN, ...env });
+  // PORT: Number(env.PORT ?? '8080'), and the problem shows JSON.stringify(env.PORT).
+  assert.equal(read({ PORT: 8081 }).value.port, 8081);
+  assert.equal(read({ PORT: [0x50] }).value.port, 80);
+  assert.equal(read({ PORT: null }).value.port, 8080);
+  assert.deepEqual(read({ PORT: 8081.5 }).problems, ['PORT must be a port number, got 8081.5']);
+  assert.deepEqual(read({ PORT: {} }).problems, ['PORT must be a port number, got {}']);
+  // The concurrency: Number(raw) unless undefined, so null is 0.
+  const MAX = 'KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer';
+  assert.equal(read({ KINDGI_PACK_SERVICE_MAX_CONCURRENCY: 4 }).value.maxConcurrency, 4);
+  for (const bad of [0, null, 1.5, {}]) {
+    assert.deepEqual(read({ KINDGI_PACK_SERVICE_MAX_CONCURRENCY: bad }).problems, [MAX], String(bad));
+  }
+  // The env settings are compared with ===: any other value is refused, shown as `${raw}`.
+  assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: null }).problems, ['KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not "null"']);
+  assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: ['warn'] }).problems, ['KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not "warn"']);
+  assert.deepEqual(read({ KINDGI_PACK_ENV_FILTER: 5 }).problems, ['KINDGI_PACK_ENV_FILTER must be `on` or `off`, not "5"']);
+  // Where TypeScript throws a TypeError (`raw?.trim()`, `path.resolve`, Number(Symbol)).
+  for (const name of ['KINDGI_PACK_SERVICE_TOKEN', 'KINDGI_PACK_INDEX', 'KINDGI_PACK_TENANT_ID']) {
+    assert.throws(() => read({ [name]: 5 }), { code: 'invalid-argument', message: `env.${name} must be a string, not a number` });
+  }
+  assert.equal(readPackServiceConfig(['--index', '/i.json'], { ...TOKEN, KINDGI_PACK_INDEX: 5 }).kind, 'ok', 'unread when --index is given');
+  assert.throws(() => read({ PORT: Symbol('port') }), { code: 'invalid-argument' });
+});

@@ -275,3 +275,51 @@ export default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; }
     await run.exited;
   }
 });
+
+// A build under test elsewhere reaches the children the tests below start.
+const addon = process.env.NAPI_RS_NATIVE_LIBRARY_PATH ? { NAPI_RS_NATIVE_LIBRARY_PATH: process.env.NAPI_RS_NATIVE_LIBRARY_PATH } : {};
+
+test('with no --host, a port taken on IPv6 or on IPv4 fails the boot as Node fails it, for :::PORT', async () => {
+  const { createServer } = await import('node:net');
+  for (const options of [{ host: '::', ipv6Only: true }, { host: '0.0.0.0' }]) {
+    const holder = createServer();
+    await new Promise((ready) => holder.listen({ port: 0, ...options }, ready));
+    const taken = holder.address().port;
+    try {
+      const run = launch(['--index', indexPath], { PORT: String(taken), ...addon });
+      const port = await run.listening;
+      if (port !== undefined) {
+        run.child.kill('SIGTERM');
+        await run.exited;
+        assert.fail(`with ${options.host}:${taken} taken, it listened on ${port} (the other family alone)`);
+      }
+      assert.equal(await run.exited, 1);
+      assert.deepEqual(run.lines.find((l) => l.kind === 'boot-failed').problems, [`listen EADDRINUSE: address already in use :::${taken}`]);
+    } finally {
+      await new Promise((closed) => holder.close(closed));
+    }
+  }
+});
+
+test('KINDGI_PACK_TENANT_ID is trimmed (a secret stored with its newline), blank pins nothing, and a control character is config-invalid', async () => {
+  const statuses = async (tenant) => {
+    const run = launch(['--index', indexPath, '--host', '127.0.0.1'], { KINDGI_PACK_TENANT_ID: tenant, ...addon });
+    const port = await run.listening;
+    try {
+      assert.ok(port !== undefined, JSON.stringify(run.lines));
+      const bare = await invoke(port, call('fixture.echo', { text: 'x' }));
+      const named = await invoke(port, call('fixture.echo', { text: 'x' }), { 'kindgi-tenant-id': 't1' });
+      return [bare.status, named.status];
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+  };
+  assert.deepEqual(await statuses('t1\n'), [421, 200]);
+  assert.deepEqual(await statuses(' '), [200, 200]);
+  const invalid = launch(['--index', indexPath], { KINDGI_PACK_TENANT_ID: 't\u0001', ...addon });
+  assert.equal(await invalid.exited, 1);
+  assert.deepEqual(invalid.lines.find((l) => l.kind === 'config-invalid').problems, [
+    'KINDGI_PACK_TENANT_ID may hold only what an HTTP header can carry: printable ASCII, spaces, tabs and U+0080 to U+00FF (it is matched against kindgi-tenant-id)',
+  ]);
+});

@@ -30,6 +30,62 @@ export const PACK_SERVICE_DRAIN_MS = 8000;
 
 const text = (value) => (typeof value === 'string' ? value : undefined);
 
+const TENANT_VAR = 'KINDGI_PACK_TENANT_ID';
+
+/**
+ * A pinned tenant, read as the token is: trimmed as JavaScript trims (a secret stored with a
+ * trailing newline), blank is unset. It is compared with `kindgi-tenant-id`, which Node reads
+ * trimmed and as Latin-1, so a value holding anything else could never match: `undefined`
+ * when unset, `false` when no header can carry it.
+ */
+function pinnedTenant(raw) {
+  const tenant = raw.trim();
+  if (tenant === '') return undefined;
+  return NOT_A_HEADER_VALUE.test(tenant) ? false : tenant;
+}
+
+const TENANT_RULE = 'may hold only what an HTTP header can carry: printable ASCII, spaces, tabs and U+0080 to U+00FF (it is matched against kindgi-tenant-id)';
+
+/** A variable that must be a string when set (`undefined` and `null` are unset). */
+function stringVariable(env, name) {
+  const value = env[name];
+  if (value === undefined || value === null || typeof value === 'string') return value ?? undefined;
+  throw invalidArgument(`env.${name} must be a string, not ${describe(value)}`);
+}
+
+/**
+ * A number variable as TypeScript reads it, `Number(value)`: a string goes to Rust as it is
+ * (its `Number()` rules are Rust's), anything else as the text of its number.
+ */
+function numberVariable(value, name) {
+  if (typeof value === 'string') return value;
+  try {
+    return String(Number(value));
+  } catch {
+    // A Symbol, or a valueOf that throws: TypeScript's Number() throws too.
+    throw invalidArgument(`env.${name} cannot be read as a number, not ${describe(value)}`);
+  }
+}
+
+/** A setting as TypeScript compares it: a value that is not a string is never one it takes. */
+function settingVariable(value, name) {
+  if (value === undefined || typeof value === 'string') return { value };
+  let shown;
+  try {
+    shown = `${value}`;
+  } catch {
+    throw invalidArgument(`env.${name} cannot be read as text, not ${describe(value)}`);
+  }
+  // Refused whatever its text (TypeScript compares with ===): Rust sees a text it refuses,
+  // and the problem is told with the value's own text, as TypeScript's template writes it.
+  return { value: `${shown}\u0000`, said: `"${shown}\u0000"`, shown: `"${shown}"` };
+}
+
+/** `name`'s problem, which shows the text Rust was given (`said`), told as TypeScript tells it. */
+function retold(problems, name, said, shown) {
+  return problems.map((p) => (p.startsWith(`${name} `) && p.endsWith(said) ? p.slice(0, p.length - said.length) + shown : p));
+}
+
 export function readPackServiceConfig(argv, env) {
   if (!Array.isArray(argv) || argv.some((a) => typeof a !== 'string')) {
     throw invalidArgument(`argv must be a list of strings, not ${describe(argv)}`);
@@ -37,16 +93,40 @@ export function readPackServiceConfig(argv, env) {
   if (env === null || typeof env !== 'object') {
     throw invalidArgument(`env must be an object of variables, not ${describe(env)}`);
   }
+  // Each variable as TypeScript's readPackServiceConfig reads it: `??` for PORT and the index
+  // (null is unset), `=== undefined` for the concurrency (null is Number(null), 0).
+  const port = env.PORT ?? undefined;
+  const portText = port === undefined ? undefined : numberVariable(port, 'PORT');
+  const concurrency = env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
+  const envCheck = settingVariable(env.KINDGI_PACK_ENV_CHECK, 'KINDGI_PACK_ENV_CHECK');
+  const envFilter = settingVariable(env.KINDGI_PACK_ENV_FILTER, 'KINDGI_PACK_ENV_FILTER');
   const read = native.readPackServiceSettings(argv, {
-    token: text(env.KINDGI_PACK_SERVICE_TOKEN),
-    port: text(env.PORT),
-    maxConcurrency: text(env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY),
-    envCheck: text(env.KINDGI_PACK_ENV_CHECK),
-    envFilter: text(env.KINDGI_PACK_ENV_FILTER),
+    token: stringVariable(env, 'KINDGI_PACK_SERVICE_TOKEN'),
+    port: portText,
+    maxConcurrency: concurrency === undefined ? undefined : numberVariable(concurrency, 'KINDGI_PACK_SERVICE_MAX_CONCURRENCY'),
+    envCheck: envCheck.value,
+    envFilter: envFilter.value,
   });
-  const indexPath = resolve(read.indexArg ?? text(env.KINDGI_PACK_INDEX) ?? '/app/index.json');
+  const indexPath = resolve(read.indexArg ?? stringVariable(env, 'KINDGI_PACK_INDEX') ?? '/app/index.json');
   const moduleRoot = resolve(read.moduleRootArg ?? dirname(indexPath));
-  if (read.problems !== undefined) return { kind: 'err', problems: read.problems };
+  const rawTenant = stringVariable(env, TENANT_VAR);
+  const tenantId = rawTenant === undefined ? undefined : pinnedTenant(rawTenant);
+  let problems = read.problems ?? [];
+  if (typeof port !== 'string' && portText !== undefined) {
+    let shown;
+    try {
+      shown = JSON.stringify(port);
+    } catch {
+      shown = String(port); // A BigInt, which TypeScript's JSON.stringify throws on.
+    }
+    problems = retold(problems, 'PORT', `got ${JSON.stringify(portText)}`, `got ${shown}`);
+  }
+  for (const [name, setting] of [['KINDGI_PACK_ENV_CHECK', envCheck], ['KINDGI_PACK_ENV_FILTER', envFilter]]) {
+    if (setting.said !== undefined) problems = retold(problems, name, setting.said, setting.shown);
+  }
+  // After TypeScript's problems: it has no tenant pinning (protocol 2.7.0).
+  if (tenantId === false) problems = [...problems, `${TENANT_VAR} ${TENANT_RULE}`];
+  if (problems.length > 0) return { kind: 'err', problems };
   return {
     kind: 'ok',
     value: {
@@ -59,7 +139,7 @@ export function readPackServiceConfig(argv, env) {
       ...(read.maxConcurrency !== undefined && { maxConcurrency: read.maxConcurrency }),
       envCheck: read.envCheck,
       envFilter: read.envFilter,
-      ...(text(env.KINDGI_PACK_TENANT_ID) && { tenantId: env.KINDGI_PACK_TENANT_ID }),
+      ...(tenantId !== undefined && { tenantId }),
     },
   };
 }
@@ -259,6 +339,25 @@ function sendJson(res, status, text, headers = {}) {
   res.end(text);
 }
 
+/**
+ * What the Rust catalog reads of the index: the envelope's fields and, of each tool and
+ * guardrail, what keys it and what Rust checks. The rest (agents, descriptions, config
+ * schemas, which JavaScript checks) stays here, so nothing there can fail the boot: the
+ * TypeScript service reads only what it uses.
+ */
+function servedIndex(index) {
+  const entries = (list, pick) =>
+    Array.isArray(list) ? list.map((e) => (e !== null && typeof e === 'object' && !Array.isArray(e) ? pick(e) : e)) : list;
+  return {
+    v: index.v,
+    packId: index.packId,
+    packVersion: index.packVersion,
+    artifactVersion: index.artifactVersion,
+    tools: entries(index.tools, (t) => ({ id: t.id, version: t.version, modulePath: t.modulePath, input: t.input, output: t.output })),
+    guardrails: entries(index.guardrails, (g) => ({ id: g.id, checkId: g.checkId, checkModulePath: g.checkModulePath })),
+  };
+}
+
 export function createPackService(options) {
   if (options === null || typeof options !== 'object') {
     throw invalidArgument(`options must be an object, not ${describe(options)}`);
@@ -282,6 +381,10 @@ export function createPackService(options) {
       throw invalidArgument(`options.${name} must be a string, not ${describe(options[name])}`);
     }
   }
+  // As readPackServiceConfig reads KINDGI_PACK_TENANT_ID: trimmed, blank is no pin (a pin
+  // to '' answered 421 to every call), and one no header can carry is refused.
+  const tenantId = options.tenantId === undefined ? undefined : pinnedTenant(options.tenantId);
+  if (tenantId === false) throw invalidArgument(`options.tenantId ${TENANT_RULE}`);
   const logger = options.logger ?? noop;
   const log = options.log ?? noopLogger;
   // A logger from packServiceLogs is written by Rust, call records included; any other logger
@@ -525,9 +628,9 @@ export function createPackService(options) {
   const maxBodyBytes = limit(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
   const service = native.createNativePackService(
     {
-      indexJson: JSON.stringify(index),
+      indexJson: JSON.stringify(servedIndex(index)),
       token: options.token,
-      ...(options.tenantId !== undefined && { tenant: options.tenantId }),
+      ...(tenantId !== undefined && { tenant: tenantId }),
       maxConcurrency: limit(options.maxConcurrency, 'options.maxConcurrency', DEFAULT_MAX_CONCURRENCY),
       maxBodyBytes,
       defaultTimeoutMs: limit(options.defaultTimeoutMs, 'options.defaultTimeoutMs', DEFAULT_TIMEOUT_MS),
@@ -547,11 +650,16 @@ export function createPackService(options) {
   async function prewarm() {
     const failures = [];
     // The distinct tools and checks as the Rust catalog keys them (last entry wins), in order.
-    const targets = service.prewarmTargets().map(({ target, id, position }) =>
-      target === 'tool'
-        ? { ids: { toolId: id }, id, position, modules: toolModules, modulePath: index.tools[position].modulePath }
-        : { ids: { checkId: id }, id, position, modules: checkModules, modulePath: index.guardrails[position].checkModulePath },
-    );
+    // Ids as the index holds them (Rust's hold a lone surrogate as a stand-in).
+    const targets = service.prewarmTargets().map(({ target, position }) => {
+      if (target === 'tool') {
+        const { id, modulePath } = index.tools[position];
+        return { ids: { toolId: id }, id, position, modules: toolModules, modulePath };
+      }
+      const guardrail = index.guardrails[position];
+      const id = guardrail.checkId ?? guardrail.id;
+      return { ids: { checkId: id }, id, position, modules: checkModules, modulePath: guardrail.checkModulePath };
+    });
     // Tool schemas were compiled in Rust when the service was made; a check's config schema is
     // checked here, so it is compiled now. One that does not compile is reported by every call
     // that uses it, as in TypeScript.
@@ -634,7 +742,8 @@ export function createPackService(options) {
           if (out.durationMs !== undefined) {
             headers['kindgi-duration-ms'] = String(out.durationMs);
             // Left out where Node would throw on it, as the Rust server leaves it out.
-            if (!NOT_A_HEADER_VALUE.test(out.artifactVersion)) headers['kindgi-artifact-version'] = out.artifactVersion;
+            const version = out.artifactVersion;
+            if (typeof version === 'string' && !NOT_A_HEADER_VALUE.test(version)) headers['kindgi-artifact-version'] = version;
           }
           sendJson(res, out.status, out.body, headers);
         },
@@ -688,10 +797,35 @@ export function createPackService(options) {
 // ---------------------------------------------------------------------------------------------
 // startPackService: the process's boot sequence, every problem collected.
 
+/**
+ * `config.port` as Node's `server.listen(port)` takes it, which TypeScript's startPackService
+ * hands it to: absent or null is any free port; a number, or a numeric string, from 0 to 65535
+ * is that port. Node refuses anything else (`ERR_SOCKET_BAD_PORT`), but for a string that is
+ * not a number from 0 up, which it takes as a pipe's path: the Rust server listens on TCP only.
+ */
+function listenPort(port) {
+  if (port === undefined || port === null) return 0;
+  if (typeof port !== 'number' && typeof port !== 'string') {
+    throw invalidArgument(`config.port must be a port number from 0 to 65535 (a number or a numeric string), not ${describe(port)}`);
+  }
+  const shown = typeof port === 'string' ? JSON.stringify(port) : String(port);
+  const number = Number(port);
+  if (typeof port === 'string' && !(number >= 0)) {
+    throw invalidArgument(`config.port ${shown} is a pipe's path to Node's server.listen; the pack service listens on TCP ports only`);
+  }
+  if ((typeof port === 'string' && port.trim() === '') || !Number.isInteger(number) || number < 0 || number > 65535) {
+    throw invalidArgument(`config.port must be a port number from 0 to 65535 (a number or a numeric string), not ${shown}`);
+  }
+  return number | 0;
+}
+
 export async function startPackService(config, logs = defaultPackServiceLogs()) {
   if (config === null || typeof config !== 'object') {
     throw invalidArgument(`config must be a PackServiceConfig, not ${describe(config)}`);
   }
+  // Refused before anything boots (TypeScript's server.listen throws once the modules are
+  // loaded and the env filter has run).
+  const port = listenPort(config.port);
   // A function gets the service's events, as before records; `{log, event}` gets records.
   const legacy = typeof logs === 'function' ? logs : undefined;
   const records = legacy === undefined && logs !== null && typeof logs === 'object' ? logs : undefined;
@@ -724,8 +858,11 @@ export async function startPackService(config, logs = defaultPackServiceLogs()) 
   ];
   const missing = [];
   for (const modulePath of modulePaths) {
+    // An entry without a string path is the catalog's to report, in clearer words
+    // ("The pack index's tools[0] has no string `modulePath`") than "Missing module: undefined".
+    if (typeof modulePath !== 'string') continue;
     try {
-      await access(resolveModule(String(modulePath)));
+      await access(resolveModule(modulePath));
     } catch {
       missing.push(`Missing module: ${modulePath}`);
     }
@@ -769,18 +906,18 @@ export async function startPackService(config, logs = defaultPackServiceLogs()) 
     await service.stop(0);
     return failed(failures.map((f) => f.message));
   }
-  let port;
+  let bound;
   try {
-    port = await service.listen(config.port, config.host);
+    bound = await service.listen(port, config.host);
   } catch (cause) {
     await service.stop(0);
     return failed([describeCause(cause)]);
   }
-  const listening = { port, packId: index.packId, artifactVersion: index.artifactVersion };
+  const listening = { port: bound, packId: index.packId, artifactVersion: index.artifactVersion };
   legacy?.({ kind: 'listening', ...listening });
-  records?.event('listening', `Listening on port ${port}`, listening);
+  records?.event('listening', `Listening on port ${bound}`, listening);
   return {
     kind: 'ok',
-    value: { service, port, stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs) },
+    value: { service, port: bound, stop: (graceMs = PACK_SERVICE_DRAIN_MS) => service.stop(graceMs) },
   };
 }

@@ -445,9 +445,8 @@ pub fn create_native_pack_service(
     events: Tsfn<String>,
     logs: Option<&NativeLogs>,
 ) -> Result<NativePackService, JsError> {
-    let index: serde_json::Value = serde_json::from_str(&options.index_json)
-        .map_err(|e| invalid(format!("The index is not JSON: {e}")))?;
-    let catalog = Catalog::from_index(&index).map_err(|problems| invalid(problems.join("\n")))?;
+    let catalog = Catalog::from_index_json(&options.index_json)
+        .map_err(|problems| invalid(problems.join("\n")))?;
     let env_check: PackEnvCheck =
         parse_pack_env_check(Some(&options.env_check)).map_err(invalid)?;
     let runner = Arc::new(JsRunner {
@@ -632,7 +631,7 @@ impl NativePackService {
                 retry_after: false,
                 ticket: None,
                 duration_ms: Some(admitted.elapsed_ms() as f64),
-                artifact_version: Some(self.service.catalog().artifact_version.clone()),
+                artifact_version: self.service.catalog().artifact_version.clone(),
             },
         }
     }

@@ -91,6 +91,12 @@ pub fn restore_lone_surrogates_if(json: String, stand_ins: bool) -> String {
     }
 }
 
+/// Whether `text` (parsed, not JSON) holds a stand-in for a lone surrogate.
+pub fn holds_stand_in(text: &str) -> bool {
+    let stand_ins = STAND_IN_BASE..=STAND_IN_BASE + (SURROGATES.end() - SURROGATES.start());
+    text.chars().any(|c| stand_ins.contains(&u32::from(c)))
+}
+
 /// Whether `text` holds a lone surrogate escape.
 pub fn has_lone_surrogates(text: &str) -> bool {
     matches!(protect_lone_surrogates(text), Cow::Owned(_))

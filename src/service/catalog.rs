@@ -3,10 +3,14 @@
 //!
 //! The TypeScript service trusts everything in the index past `v === 1`; a malformed entry
 //! there fails on the first call that touches it. Here every entry the service uses is checked
-//! at boot, so a bad index is a `boot-failed` problem list instead.
+//! at boot, so a bad index is a `boot-failed` problem list instead. The envelope's `packId`,
+//! `packVersion` and `artifactVersion` are only reported, so, as in TypeScript, they may be
+//! anything or absent.
 
 use crate::js::js_string;
-use crate::json::{to_js_json, write_json_str};
+use crate::json::{
+    parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json, write_json_str,
+};
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::tool_io::CompiledSchema;
 use crate::validate::Side;
@@ -36,16 +40,19 @@ pub struct Check {
     /// `checkId`, else the guardrail's `id`: what a `check-invoke` names.
     pub id: String,
     pub module_path: String,
-    pub config_schema: Option<Value>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Catalog {
-    pub pack_id: String,
-    pub pack_version: String,
-    pub artifact_version: String,
-    /// The index's `env` block, for the missing-env and env-filter rules.
-    pub env: Option<Value>,
+    /// The envelope's fields as the index holds them (absent: `None`), for `/v1/info`.
+    pack_id: Option<Value>,
+    pack_version: Option<Value>,
+    artifact_version_value: Option<Value>,
+    /// `kindgi-artifact-version`: the index's `artifactVersion` as Node writes a header value
+    /// (`String(value)`); `None` where Node writes none or throws (`undefined`, an empty list).
+    pub artifact_version: Option<String>,
+    /// Whether the index held lone surrogates (as stand-ins here: see `json::surrogates`).
+    lone_surrogates: bool,
     /// Distinct tool keys (`id@version`, or `id`), in first-insertion order; on a repeated key
     /// the last entry wins.
     tools: Vec<Arc<Tool>>,
@@ -65,6 +72,92 @@ fn tool_key(id: &str, version: Option<&str>) -> String {
         Some(v) => format!("{id}@{v}"),
         None => id.to_owned(),
     }
+}
+
+/// The deepest nesting read from the index, counted from its top: serde_json's recursion limit
+/// (the 128th container is refused), which keeps every recursive walk of a schema shallow.
+const MAX_INDEX_DEPTH: usize = 128;
+
+/// `kindgi-artifact-version` for the index's `artifactVersion`: Node writes `String(value)` and
+/// throws on `undefined` (the TypeScript service then answers 500; here it is left out, as
+/// every value Node refuses is).
+fn artifact_version_header(value: Option<&Value>) -> Option<String> {
+    match value {
+        None => None,
+        // Node writes one header per item, so none for an empty list.
+        Some(Value::Array(items)) if items.is_empty() => None,
+        Some(value) => Some(js_string(Some(value))),
+    }
+}
+
+/// Where in `text` (JSON) nesting first reaches [`MAX_INDEX_DEPTH`], as a path of at most three
+/// steps (`tools[2].input`); `None` when it never does. Iterative: the text may be nested
+/// far deeper than any stack.
+fn too_deep_at(text: &str) -> Option<String> {
+    enum Frame {
+        Object {
+            key: Option<String>,
+            expect_key: bool,
+        },
+        Array(usize),
+    }
+    let bytes = text.as_bytes();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                let start = at + 1;
+                at = start;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object { key, expect_key }) = frames.last_mut() {
+                    if *expect_key {
+                        *key = text.get(start..at.min(bytes.len())).map(str::to_owned);
+                        *expect_key = false;
+                    }
+                }
+            }
+            open @ (b'{' | b'[') => {
+                frames.push(if open == b'{' {
+                    Frame::Object {
+                        key: None,
+                        expect_key: true,
+                    }
+                } else {
+                    Frame::Array(0)
+                });
+                if frames.len() >= MAX_INDEX_DEPTH {
+                    let mut path = String::new();
+                    for frame in frames.iter().take(3) {
+                        match frame {
+                            Frame::Object { key: Some(key), .. } => {
+                                if !path.is_empty() {
+                                    path.push('.');
+                                }
+                                path.push_str(key);
+                            }
+                            Frame::Object { key: None, .. } => break,
+                            Frame::Array(index) => path.push_str(&format!("[{index}]")),
+                        }
+                    }
+                    return Some(path);
+                }
+            }
+            b'}' | b']' => {
+                frames.pop();
+            }
+            b',' => match frames.last_mut() {
+                Some(Frame::Array(index)) => *index += 1,
+                Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                None => {}
+            },
+            _ => {}
+        }
+        at += 1;
+    }
+    None
 }
 
 /// Collects the problems of one index so a boot failure lists them all.
@@ -124,6 +217,27 @@ impl Reader<'_> {
 }
 
 impl Catalog {
+    /// Reads `index.json` as JSON text (what the JavaScript side sends of it), or lists
+    /// everything wrong with it. Lone surrogates are read as `JSON.parse` reads them.
+    pub fn from_index_json(text: &str) -> Result<Catalog, Vec<String>> {
+        let (parsed, lone_surrogates) = parse_with_lone_surrogates(text);
+        match parsed {
+            Ok(index) => {
+                let mut catalog = Catalog::from_index(&index)?;
+                catalog.lone_surrogates = lone_surrogates;
+                Ok(catalog)
+            }
+            // `JSON.parse` has read the file already: what fails here is its depth.
+            Err(error) => Err(vec![match too_deep_at(text) {
+                Some(part) => format!(
+                    "The pack index's `{part}` is nested deeper than this service reads \
+                     ({MAX_INDEX_DEPTH} levels from the index's top)"
+                ),
+                None => format!("The pack index cannot be read: {error}"),
+            }]),
+        }
+    }
+
     /// Reads a parsed `index.json`, or lists everything wrong with it.
     pub fn from_index(index: &Value) -> Result<Catalog, Vec<String>> {
         let Some(root) = index.as_object() else {
@@ -142,15 +256,12 @@ impl Catalog {
         let mut read = Reader {
             problems: &mut problems,
         };
-        let pack_id = read.string(root, "packId", "envelope");
-        let pack_version = read.string(root, "packVersion", "envelope");
-        let artifact_version = read.string(root, "artifactVersion", "envelope");
-
         let mut catalog = Catalog {
-            pack_id,
-            pack_version,
-            artifact_version,
-            env: root.get("env").cloned(),
+            pack_id: root.get("packId").cloned(),
+            pack_version: root.get("packVersion").cloned(),
+            artifact_version_value: root.get("artifactVersion").cloned(),
+            artifact_version: artifact_version_header(root.get("artifactVersion")),
+            lone_surrogates: false,
             tools: Vec::new(),
             tool_keys: HashMap::new(),
             versions: HashMap::new(),
@@ -177,13 +288,15 @@ impl Catalog {
             let Some(object) = read.entry(entry, &what) else {
                 continue;
             };
-            let id = read.string(object, "id", &what);
-            let check_id = read.optional_string(object, "checkId", &what);
+            // `g.checkId ?? g.id`, as TypeScript keys its checks: `id` only stands in.
+            let id = match object.get("checkId") {
+                None | Some(Value::Null) => read.string(object, "id", &what),
+                Some(_) => read.string(object, "checkId", &what),
+            };
             let check = Check {
                 position: at,
-                id: check_id.unwrap_or(id),
+                id,
                 module_path: read.string(object, "checkModulePath", &what),
-                config_schema: object.get("configSchema").cloned(),
             };
             catalog.add_check(check);
         }
@@ -288,16 +401,22 @@ impl Catalog {
     }
 
     /// The `/v1/info` body, compact: `protocol, packId, packVersion, artifactVersion,
-    /// indexHash?, tools, checks, missingEnv`. An empty tool version is left out, as the
-    /// TypeScript service leaves out every falsy one.
+    /// indexHash?, tools, checks, missingEnv`. An envelope field the index lacks is left out
+    /// and any other written as the index holds it, as `JSON.stringify` writes TypeScript's;
+    /// an empty tool version is left out, as the TypeScript service leaves out every falsy one.
     pub fn info_json(&self, index_hash: Option<&str>, missing_env: &[String]) -> String {
         let mut out = String::with_capacity(256);
-        out.push_str("{\"protocol\":2,\"packId\":");
-        write_json_str(&mut out, &self.pack_id);
-        out.push_str(",\"packVersion\":");
-        write_json_str(&mut out, &self.pack_version);
-        out.push_str(",\"artifactVersion\":");
-        write_json_str(&mut out, &self.artifact_version);
+        out.push_str("{\"protocol\":2");
+        for (key, value) in [
+            ("packId", &self.pack_id),
+            ("packVersion", &self.pack_version),
+            ("artifactVersion", &self.artifact_version_value),
+        ] {
+            if let Some(value) = value {
+                out.push_str(&format!(",\"{key}\":"));
+                out.push_str(&to_js_json(value));
+            }
+        }
         if let Some(hash) = index_hash {
             out.push_str(",\"indexHash\":");
             write_json_str(&mut out, hash);
@@ -326,7 +445,14 @@ impl Catalog {
         let names = missing_env.iter().cloned().map(Value::String).collect();
         out.push_str(&to_js_json(&Value::Array(names)));
         out.push('}');
-        out
+        // Ids and envelope fields holding lone surrogates are written as JavaScript writes them.
+        restore_lone_surrogates_if(out, self.lone_surrogates)
+    }
+
+    /// Whether the index held lone surrogates: text written from it (a message naming a tool
+    /// version, an issue quoting a schema) has stand-ins to write back.
+    pub fn lone_surrogates(&self) -> bool {
+        self.lone_surrogates
     }
 }
 
@@ -361,7 +487,6 @@ mod tests {
         assert_eq!(
             problems,
             vec![
-                "The pack index's envelope has no string `packId`",
                 "The pack index's tools[0] has no string `modulePath`",
                 "The pack index's tools[1] is not an object",
                 "The pack index's tools[2] has a `version` that is not a string",
@@ -452,5 +577,120 @@ mod tests {
             c.info_json(None, &[]),
             r#"{"protocol":2,"packId":"p","packVersion":"1.0.0","artifactVersion":"20260101.1","tools":[{"id":"t"},{"id":"u","version":"2"}],"checks":["c.one","g2"],"missingEnv":[]}"#
         );
+    }
+
+    #[test]
+    fn the_envelope_fields_are_reported_as_the_index_holds_them() {
+        let info = |index: Value| {
+            let c = Catalog::from_index(&index).expect("TypeScript boots it");
+            (c.info_json(None, &[]), c.artifact_version)
+        };
+        let (body, header) = info(json!({"v": 1, "tools": [], "guardrails": []}));
+        assert_eq!(
+            body,
+            r#"{"protocol":2,"tools":[],"checks":[],"missingEnv":[]}"#
+        );
+        assert_eq!(header, None);
+        let (body, header) = info(
+            json!({"v": 1, "packId": "p", "artifactVersion": 5, "tools": [], "guardrails": []}),
+        );
+        assert_eq!(
+            body,
+            r#"{"protocol":2,"packId":"p","artifactVersion":5,"tools":[],"checks":[],"missingEnv":[]}"#
+        );
+        assert_eq!(header.as_deref(), Some("5"));
+        // `String(value)`, as Node writes a header value that is not a string.
+        for (value, written) in [
+            (json!(1e21), Some("1e+21")),
+            (json!(null), Some("null")),
+            (json!(true), Some("true")),
+            (json!({"a": 1}), Some("[object Object]")),
+            (json!(["a"]), Some("a")),
+            (json!([]), None),
+        ] {
+            let index = json!({"v": 1, "artifactVersion": value, "tools": [], "guardrails": []});
+            assert_eq!(info(index).1.as_deref(), written, "{value}");
+        }
+    }
+
+    #[test]
+    fn a_check_is_keyed_by_check_id_else_id() {
+        let c = catalog(
+            json!([]),
+            json!([
+                {"checkId": "c.no-id", "checkModulePath": "a.mjs"},
+                {"id": "g.null", "checkId": null, "checkModulePath": "b.mjs"},
+                {"id": 7, "checkId": "c.seven", "checkModulePath": "c.mjs"}
+            ]),
+        );
+        let ids: Vec<_> = c.checks().iter().map(|k| &*k.id).collect();
+        assert_eq!(ids, ["c.no-id", "g.null", "c.seven"]);
+        let problems = Catalog::from_index(&json!({"v": 1, "tools": [], "guardrails": [
+            {"checkModulePath": "a.mjs"},
+            {"id": "g", "checkId": 3, "checkModulePath": "b.mjs"},
+            {"checkId": null, "checkModulePath": "c.mjs"}
+        ]}))
+        .err();
+        assert_eq!(
+            problems.unwrap_or_default(),
+            [
+                "The pack index's guardrails[0] has no string `id`",
+                "The pack index's guardrails[1] has no string `checkId`",
+                "The pack index's guardrails[2] has no string `id`",
+            ]
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_are_read_and_written_back() {
+        let text = r#"{"v":1,"packId":"p\ud800","tools":[{"id":"t\udc00","modulePath":"t.mjs","input":{"const":"x\ud83d"},"output":true}],"guardrails":[{"checkId":"c\udfff","checkModulePath":"c.mjs"}]}"#;
+        let c = Catalog::from_index_json(text).expect("JSON.parse reads it");
+        assert!(c.lone_surrogates());
+        assert_eq!(
+            c.info_json(None, &[]),
+            r#"{"protocol":2,"packId":"p\ud800","tools":[{"id":"t\udc00"}],"checks":["c\udfff"],"missingEnv":[]}"#
+        );
+        // A request naming the id is read the same way, so it finds the tool.
+        let (request, _) = parse_with_lone_surrogates(r#"["t\udc00","x\ud83d"]"#);
+        let request = request.expect("JSON");
+        let id = request[0].as_str().unwrap_or_default();
+        let tool = c.find_tool(id, None).expect("found by its id");
+        assert_eq!(
+            crate::service::tool_io::check_input(&tool.input, &request[1], id),
+            Ok(None)
+        );
+        let plain = Catalog::from_index_json(r#"{"v":1,"tools":[],"guardrails":[]}"#);
+        assert!(!plain.map(|c| c.lone_surrogates()).unwrap_or(true));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_names_where() {
+        let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+        // The root, `tools`, the entry and `input` are four levels: 124 more is the limit.
+        let index = |depth: usize| {
+            format!(
+                r#"{{"v":1,"tools":[{{"id":"t","modulePath":"t.mjs","input":{},"output":true}}],"guardrails":[]}}"#,
+                nested(depth)
+            )
+        };
+        assert!(Catalog::from_index_json(&index(124)).is_ok());
+        assert_eq!(
+            Catalog::from_index_json(&index(125)).err().unwrap_or_default(),
+            ["The pack index's `tools[0].input` is nested deeper than this service reads (128 levels from the index's top)"]
+        );
+        // Deeper than any stack: found without recursion.
+        let deep = format!(
+            r#"{{"v":1,"packId":{},"tools":[],"guardrails":[]}}"#,
+            nested(1_000_000)
+        );
+        assert_eq!(
+            Catalog::from_index_json(&deep).err().unwrap_or_default(),
+            ["The pack index's `packId[0][0]` is nested deeper than this service reads (128 levels from the index's top)"]
+        );
+        let keys = r#"{"v":1,"tools":[{"id":"a,\"[{","x":1},{"a":{"b":"#.to_owned()
+            + &nested(200)
+            + "}}]}";
+        assert_eq!(too_deep_at(&keys).as_deref(), Some("tools[1].a"));
+        assert_eq!(too_deep_at(&index(10)), None);
     }
 }

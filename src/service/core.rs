@@ -333,9 +333,11 @@ impl PackService {
         });
         match answer {
             Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
-            Answer::Error(error) => {
-                Outcome::Message(restore_lone_surrogates_if(error.to_json(), lone_surrogates))
-            }
+            // Its message may quote the request or the index (a version, an allowed value).
+            Answer::Error(error) => Outcome::Message(restore_lone_surrogates_if(
+                error.to_json(),
+                lone_surrogates || self.catalog.lone_surrogates(),
+            )),
             Answer::Failed(reason) => Outcome::Reply(Reply::error(500, &reason)),
             // Only a tool's output is checked; a runner that answers a check with one is wrong.
             Answer::Output(_) => Outcome::Reply(Reply::error(
@@ -372,10 +374,11 @@ impl PackService {
                     .run(|| check_input(&tool.input, input, &tool.id))
                 {
                     Ok(filled) => filled.map(|mut filled| {
-                        // A default filled under a key holding a lone surrogate names it.
+                        // A default filled under a key holding a lone surrogate names it, and
+                        // a default from the schema may hold one.
                         filled.defaults_json = restore_lone_surrogates_if(
                             filled.defaults_json,
-                            received.lone_surrogates,
+                            received.lone_surrogates || self.catalog.lone_surrogates(),
                         );
                         filled
                     }),
@@ -398,11 +401,17 @@ impl PackService {
         match (answer, tool) {
             (Answer::Output(output), Some(tool)) => {
                 match check_output(&tool.output, &output.marked, &tool.id) {
-                    // Its issues may name what the output held: written back as it was.
-                    Err(refused) if has_lone_surrogates(&output.marked) => Answer::ErrorJson {
-                        code: refused.code,
-                        json: restore_lone_surrogates(&refused.to_json()).into_owned(),
-                    },
+                    // Its issues may name what the output or the schema held: written back as
+                    // they were.
+                    Err(refused)
+                        if has_lone_surrogates(&output.marked)
+                            || self.catalog.lone_surrogates() =>
+                    {
+                        Answer::ErrorJson {
+                            code: refused.code,
+                            json: restore_lone_surrogates(&refused.to_json()).into_owned(),
+                        }
+                    }
                     Err(refused) => Answer::Error(*refused),
                     Ok(()) => match output {
                         ToolOutput {

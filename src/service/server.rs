@@ -371,7 +371,8 @@ async fn handle(
                 HeaderValue::from(admitted.elapsed_ms() as u64),
             );
             // Left out when Node would refuse to write it (the TypeScript service answers 500).
-            if let Some(version) = node_header_value(&service.catalog().artifact_version) {
+            let version = service.catalog().artifact_version.as_deref();
+            if let Some(version) = version.and_then(node_header_value) {
                 headers.insert(HeaderName::from_static("kindgi-artifact-version"), version);
             }
             response

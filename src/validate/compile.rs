@@ -5,6 +5,7 @@
 use super::formats::{self, Format, FormatType};
 use super::issue::escape_fragment;
 use super::js::{self, number_text};
+use crate::json::holds_stand_in;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -47,6 +48,19 @@ impl fmt::Display for CompileError {
 }
 
 impl std::error::Error for CompileError {}
+
+/// A schema key as Ajv writes it into an error's schema path (`escapeFragment`), whose
+/// `encodeURIComponent` throws on a lone surrogate (here a stand-in): the schema does not
+/// compile.
+fn schema_fragment(key: &str) -> Result<String, CompileError> {
+    if holds_stand_in(key) {
+        return Err(CompileError {
+            name: "URIError",
+            message: "URI malformed".into(),
+        });
+    }
+    Ok(escape_fragment(key))
+}
 
 /// JSON Schema's data types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2427,7 +2441,7 @@ impl<'s> Compiler<'s> {
                     let has_default = self.side == Side::Input
                         && !ctx.composite
                         && schema.get("default").is_some();
-                    let sub = self.data_ctx(ctx, format!("{path}/{}", escape_fragment(key)));
+                    let sub = self.data_ctx(ctx, format!("{path}/{}", schema_fragment(key)?));
                     let node = self.subschema(schema, sub)?;
                     props.push((key.clone(), Some(node), has_default));
                 }
@@ -2497,7 +2511,7 @@ impl<'s> Compiler<'s> {
                     let node = if self.always_valid(schema)? {
                         None
                     } else {
-                        let sub = self.data_ctx(ctx, format!("{path}/{}", escape_fragment(key)));
+                        let sub = self.data_ctx(ctx, format!("{path}/{}", schema_fragment(key)?));
                         Some(self.subschema(schema, sub)?)
                     };
                     patterns.push((pattern, node));
@@ -2535,8 +2549,11 @@ impl<'s> Compiler<'s> {
                     if key == "__proto__" || self.always_valid(&deps[key])? {
                         continue;
                     }
-                    let sub =
-                        Self::same_data_ctx(ctx, format!("{path}/{}", escape_fragment(key)), false);
+                    let sub = Self::same_data_ctx(
+                        ctx,
+                        format!("{path}/{}", schema_fragment(key)?),
+                        false,
+                    );
                     let node = self.subschema(&deps[key], sub)?;
                     let merge = self.merge_valid_evaluated(node);
                     compiled.push((key.clone(), node, merge));
