@@ -251,6 +251,88 @@ test('the concurrency cap, missing env and tenant pinning answer before any hand
   }
 });
 
+test('the cap counts calls waiting on their body or their handler, not on their turn: bursts of instant calls are served', async () => {
+  // TypeScript runs a handler that answers at once in the turn that read its request, so such
+  // calls never count against each other however many callers send them. Here they are read
+  // in parallel and wait their turn for the JS thread: that wait must not count.
+  const { createServer, request, Agent } = await import('node:http');
+  const CALLERS = 48;
+  const body = JSON.stringify(tool('fixture.echo', { text: 'hi' }));
+  const burst = async (port) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: CALLERS });
+    const once = () =>
+      new Promise((done, fail) => {
+        const req = request(
+          { agent, port, host: '127.0.0.1', method: 'POST', path: '/v1/invoke', headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => (text += c)).on('end', () => done(`${res.statusCode} ${text}`));
+          },
+        );
+        req.on('error', fail);
+        req.end(body);
+      });
+    try {
+      const statuses = new Map();
+      const caller = async () => {
+        for (let i = 0; i < 5; i += 1) {
+          const answer = await once();
+          statuses.set(answer, (statuses.get(answer) ?? 0) + 1);
+        }
+      };
+      await Promise.all(Array.from({ length: CALLERS }, caller));
+      return Object.fromEntries(statuses);
+    } finally {
+      agent.destroy();
+    }
+  };
+  const served = { '200 {"v":2,"kind":"result","output":{"text":"hi","n":1}}': CALLERS * 5 };
+
+  const listening = await started({ maxConcurrency: 8 });
+  try {
+    assert.deepEqual(await burst(new URL(listening.url('/')).port), served, 'served from Rust');
+  } finally {
+    await listening.service.stop(100);
+  }
+  const handled = createPackService({ index: fixtureIndex, resolveModule: (p) => resolve(packRoot, p), token: TOKEN, env: {}, maxConcurrency: 8 });
+  assert.deepEqual(await handled.prewarm(), []);
+  const server = createServer(handled.handle);
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    assert.deepEqual(await burst(server.address().port), served, 'through handle');
+  } finally {
+    await handled.stop(100);
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('handle: a call whose body arrives after stop() is refused 503 draining, to retry: its handler never ran', async () => {
+  const { createServer } = await import('node:http');
+  const { connect } = await import('node:net');
+  const service = createPackService({ index: fixtureIndex, resolveModule: (p) => resolve(packRoot, p), token: TOKEN, env: {} });
+  await service.prewarm();
+  const server = createServer(service.handle);
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const body = JSON.stringify(tool('fixture.echo', { text: 'late' }));
+    const socket = connect(server.address().port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (c) => (answer += c));
+    const closed = new Promise((r) => socket.on('close', r));
+    socket.write(`POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`);
+    await until(() => service.inFlight() === 1, 'the call to be admitted');
+    await service.stop(0);
+    socket.write(body.slice(10));
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 503 /);
+    assert.match(answer, /\r\nretry-after: 1\r\n/i);
+    assert.ok(answer.endsWith('\r\n\r\n{"error":"draining"}'), answer);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('PS 3, 4: /v1/info lists tools and checks in index order, not sorted', async () => {
   const any = { type: 'object' };
   const run = await started({

@@ -735,10 +735,12 @@ export function createPackService(options) {
       res.on('close', () => {
         if (!res.writableEnded) service.hangUp(ticket);
       });
+      service.bodyReceived(ticket);
       service.invoke(ticket, head, Buffer.concat(chunks).toString('utf8')).then(
         (out) => {
           if (out.status === 0 || res.writableEnded || res.destroyed) return;
-          const headers = {};
+          // A refusal once the body is in (the cap reached as pack code starts, or stop()).
+          const headers = out.retryAfter ? { 'retry-after': '1' } : {};
           if (out.durationMs !== undefined) {
             headers['kindgi-duration-ms'] = String(out.durationMs);
             // Left out where Node would throw on it, as the Rust server leaves it out.

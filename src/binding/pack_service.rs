@@ -18,10 +18,10 @@ use crate::service::catalog::Catalog;
 use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
 };
-use crate::service::http::Reply;
+use crate::service::http::{NotReady, Reply};
 use crate::service::listen::{listen, ListenError};
 use crate::service::server::{serve, Listening};
-use crate::service::start_gate::StartGate;
+use crate::service::start_gate::{Start, StartGate};
 use napi::bindgen_prelude::{FnArgs, ToNapiValue};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -44,11 +44,13 @@ type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false, true>
 /// JSON or "")`.
 type DispatchArgs = FnArgs<(u32, DispatchTarget, u32, String, String, String)>;
 
-/// The dispatch's `target`: `tool` or `check`, or `skip` for a call that ended before the JS
-/// thread reached it. Decided on the JS thread, as the argument is made (see `StartGate`).
+/// The dispatch's `target`: `tool` or `check`, or `skip` for a call whose pack code does not
+/// start: it ended before the JS thread reached it, or the cap is reached (it is answered
+/// `overloaded` here). Decided on the JS thread, as the argument is made (see `StartGate`).
 pub struct DispatchTarget {
     word: &'static str,
-    gate: Arc<StartGate>,
+    /// The call's gate, its id and its runner; none for the warm-up, which always runs.
+    call: Option<(Arc<StartGate>, u32, Arc<JsRunner>)>,
 }
 
 impl ToNapiValue for DispatchTarget {
@@ -56,10 +58,22 @@ impl ToNapiValue for DispatchTarget {
         env: napi::sys::napi_env,
         target: Self,
     ) -> napi::Result<napi::sys::napi_value> {
-        let word = if target.gate.start() {
-            target.word
-        } else {
-            "skip"
+        let word = match &target.call {
+            None => target.word,
+            Some((start, id, runner)) => match start.start() {
+                Start::Run => target.word,
+                Start::Ended => "skip",
+                Start::Overloaded => {
+                    runner.finish(
+                        *id,
+                        Settled {
+                            answer: Answer::Refused(Reply::overloaded()),
+                            honoured_abort: true,
+                        },
+                    );
+                    "skip"
+                }
+            },
         };
         // SAFETY: called by napi with a valid env, on the JS thread.
         unsafe { <&str as ToNapiValue>::to_napi_value(env, word) }
@@ -74,17 +88,23 @@ struct JsFunctions {
     events: Tsfn<String>,
 }
 
+/// A call handed to JS and not yet settled.
+struct Pending {
+    settle: oneshot::Sender<Settled>,
+    start: Arc<StartGate>,
+}
+
 /// Runs calls in JavaScript; holds the threadsafe functions until released.
 struct JsRunner {
     functions: Mutex<Option<Arc<JsFunctions>>>,
-    pending: Mutex<HashMap<u32, oneshot::Sender<Settled>>>,
+    pending: Mutex<HashMap<u32, Pending>>,
     next_id: AtomicU32,
 }
 
 impl JsRunner {
     /// A call's id, with its settle slot. Ids wrap after 2^32 calls: one still held (a
     /// handler that ignored its abort) or 0 (the warm-up's) is passed over.
-    fn register(&self, settle: oneshot::Sender<Settled>) -> u32 {
+    fn register(&self, call: Pending) -> u32 {
         // A poisoned lock (a panic elsewhere): the call cannot be settled and ends by its
         // deadline.
         let Ok(mut pending) = self.pending.lock() else {
@@ -93,10 +113,24 @@ impl JsRunner {
         loop {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
             if id != 0 && !pending.contains_key(&id) {
-                pending.insert(id, settle);
+                pending.insert(id, call);
                 return id;
             }
         }
+    }
+
+    /// Ends call `id` with `settled`; false when it is gone. Its place under the cap goes at
+    /// once, on the JS thread that settled it.
+    fn finish(&self, id: u32, settled: Settled) -> bool {
+        let call = self
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut pending| pending.remove(&id));
+        call.is_some_and(|call| {
+            call.start.settled();
+            call.settle.send(settled).is_ok()
+        })
     }
 
     fn functions(&self) -> Option<Arc<JsFunctions>> {
@@ -133,6 +167,10 @@ impl Drop for PendingSlot<'_> {
 }
 
 impl Runner for Arc<JsRunner> {
+    fn queues_calls(&self) -> bool {
+        true
+    }
+
     fn run(&self, call: Call, abort: CallAbort) -> RunFuture {
         let runner = Arc::clone(self);
         Box::pin(async move {
@@ -142,29 +180,31 @@ impl Runner for Arc<JsRunner> {
                 id: call_id,
                 bindings,
                 input,
-                admission,
+                start,
                 message,
             } = call;
             // JS parses the body itself: the parsed form (large for a large body) goes now.
             drop(message);
             let word = target.word();
             let (settle, settled) = oneshot::channel();
-            let id = runner.register(settle);
+            let id = runner.register(Pending {
+                settle,
+                start: Arc::clone(&start),
+            });
             let _slot = PendingSlot {
                 runner: &runner,
                 id,
             };
             let Some(functions) = runner.functions() else {
-                return stopped(word, &call_id);
+                return stopped();
             };
             let position = match &target {
                 Target::Tool(tool) => tool.position,
                 Target::Check(check) => check.position,
             };
-            let gate = Arc::new(StartGate::new());
             let dispatched = DispatchTarget {
                 word,
-                gate: Arc::clone(&gate),
+                call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
             };
             let status = functions.dispatch.call(
                 (
@@ -179,15 +219,15 @@ impl Runner for Arc<JsRunner> {
                 ThreadsafeFunctionCallMode::NonBlocking,
             );
             if status != Status::Ok {
-                return stopped(word, &call_id);
+                return stopped();
             }
             tokio::pin!(settled);
             tokio::select! {
-                settled = &mut settled => return settled.unwrap_or_else(|_| stopped(word, &call_id)),
+                settled = &mut settled => return settled.unwrap_or_else(|_| unsettled(word, &call_id)),
                 reason = abort.aborted() => {
                     // Still queued behind a busy JS thread: it never starts, and holds its
                     // place until the queue reaches it.
-                    if gate.end_before_start(|| admission.hold()) {
+                    if start.end() {
                         return Settled {
                             answer: Answer::Failed(format!(
                                 "The {word} {call_id} ended before it started"
@@ -203,17 +243,32 @@ impl Runner for Arc<JsRunner> {
             }
             // The handler runs on after its abort; its settle still ends the call.
             drop(functions);
-            settled.await.unwrap_or_else(|_| stopped(word, &call_id))
+            settled.await.unwrap_or_else(|_| unsettled(word, &call_id))
         })
     }
 }
 
 /// The answer of a call whose JS side is gone (the service was stopped under it).
-fn stopped(word: &str, id: &str) -> Settled {
+/// `defaultTimeoutMs` as Node's `setTimeout` takes the TypeScript service's deadline: under
+/// 1 ms is 1 ms, so a deadline of 0 does not answer a call before its handler could run. (Past
+/// 2^31-1 ms Node fires at once; here it waits, as a deadline that long means.)
+fn default_deadline_ms(ms: f64) -> u64 {
+    ms.max(1.0) as u64
+}
+
+/// The answer of a call that reached the runner after `stop()` released JS: its pack code
+/// provably never ran, so it is refused as a draining service refuses calls (503, to retry).
+fn stopped() -> Settled {
     Settled {
-        answer: Answer::Failed(format!(
-            "The pack service stopped before the {word} {id} ran"
-        )),
+        answer: Answer::Refused(NotReady::Draining.reply()),
+        honoured_abort: true,
+    }
+}
+
+/// The answer of a call whose settle slot went without an answer (the JS side gone with it).
+fn unsettled(word: &str, id: &str) -> Settled {
+    Settled {
+        answer: Answer::Failed(format!("The {word} {id} ended without an answer")),
         honoured_abort: true,
     }
 }
@@ -467,7 +522,7 @@ pub fn create_native_pack_service(
             // Saturating: Infinity is no cap; 1.5 admits two calls, as `inFlight >= 1.5` does.
             max_concurrency: options.max_concurrency.ceil() as usize,
             max_body_bytes: options.max_body_bytes as usize,
-            default_timeout_ms: options.default_timeout_ms as u64,
+            default_timeout_ms: default_deadline_ms(options.default_timeout_ms),
             env_check,
             missing_env: options.missing_env,
             index_hash: options.index_hash,
@@ -506,13 +561,7 @@ impl NativePackService {
 
     /// Hands call `id` its outcome; false when the call is gone.
     fn finish(&self, id: u32, settled: Settled) -> bool {
-        let slot = self
-            .runner
-            .pending
-            .lock()
-            .ok()
-            .and_then(|mut pending| pending.remove(&id));
-        slot.is_some_and(|settle| settle.send(settled).is_ok())
+        self.runner.finish(id, settled)
     }
 }
 
@@ -609,15 +658,30 @@ impl NativePackService {
         }
     }
 
+    /// The body of admitted call `ticket` is in. Said at once, on the JS thread, because
+    /// `invoke` starts on another thread later, while calls read meanwhile count its upload.
+    #[napi]
+    pub fn body_received(&self, ticket: u32) {
+        if let Ok(mut tickets) = self.tickets.lock() {
+            if let Some(call) = tickets.get_mut(&ticket) {
+                call.admitted.body_received();
+            }
+        }
+    }
+
     /// Runs an admitted call from its body text.
     #[napi]
     pub async fn invoke(&self, ticket: u32, head: RequestHeadJs, body: String) -> ReplyJs {
-        let Some(Ticket { admitted, hung_up }) = self.take_ticket_keeping_hang_up(ticket) else {
+        let Some(Ticket {
+            mut admitted,
+            hung_up,
+        }) = self.take_ticket_keeping_hang_up(ticket)
+        else {
             return Reply::error(500, "This call was already answered").into();
         };
         let head = RequestHead::from(head);
         let outcome = tokio::select! {
-            outcome = self.service.invoke(&head, &body) => Some(outcome),
+            outcome = self.service.invoke(&mut admitted, &head, &body) => Some(outcome),
             // Dropping the invoke cancels the call, as a hyper connection's hang-up does.
             Ok(()) = hung_up => None,
         };
@@ -667,7 +731,7 @@ impl NativePackService {
                 0,
                 DispatchTarget {
                     word: "warm",
-                    gate: Arc::new(StartGate::new()),
+                    call: None,
                 },
                 0,
                 request,
@@ -755,6 +819,16 @@ impl NativePackService {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::admission::Admission;
+
+    #[test]
+    fn a_default_deadline_under_a_millisecond_is_one() {
+        assert_eq!(default_deadline_ms(0.0), 1);
+        assert_eq!(default_deadline_ms(0.5), 1);
+        assert_eq!(default_deadline_ms(1.5), 1);
+        assert_eq!(default_deadline_ms(120_000.0), 120_000);
+        assert_eq!(default_deadline_ms(f64::INFINITY), u64::MAX);
+    }
 
     #[test]
     fn call_ids_wrap_past_the_ones_still_held_and_the_warm_up() {
@@ -763,12 +837,16 @@ mod tests {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU32::new(u32::MAX - 1),
         };
-        let held = |runner: &JsRunner| runner.register(oneshot::channel().0);
+        let new_call = || Pending {
+            settle: oneshot::channel().0,
+            start: Arc::new(StartGate::new(Admission::new(1))),
+        };
+        let held = |runner: &JsRunner| runner.register(new_call());
         assert_eq!(held(&runner), u32::MAX - 1);
         // u32::MAX is free; then 0 (the warm-up's) is passed over, and 1 is still held.
         assert_eq!(held(&runner), u32::MAX);
         if let Ok(mut pending) = runner.pending.lock() {
-            pending.insert(1, oneshot::channel().0);
+            pending.insert(1, new_call());
         }
         assert_eq!(held(&runner), 2);
     }

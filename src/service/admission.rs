@@ -1,8 +1,24 @@
-//! Calls in flight, readiness and drain.
+//! Calls in flight, the concurrency cap, readiness and drain.
 //!
-//! A call counts from admission until its answer is written (or its caller is gone), so the
-//! count includes the body upload, as in the TypeScript service. Drain waits for the count to
-//! reach zero by notification instead of polling.
+//! Every call counts *in flight* from admission until its answer is written (or its caller is
+//! gone): drain waits for that count to reach zero, by notification instead of polling.
+//!
+//! The cap counts fewer: only calls that hold a *place*, waiting on something outside the
+//! service's own threads. That is what the TypeScript service's count holds: there, a call
+//! whose body is in and whose handler answers in the same turn is done before the next
+//! request is even read; here it waits its turn for the JS thread among calls read in
+//! parallel, and counting that wait refused bursts the TypeScript service serves. Three kinds
+//! of place, each kept under the cap with the held ones:
+//!
+//! - an upload: a request is refused at its head when uploads and held places reach the cap;
+//! - running pack code, from its start (on the JS thread) until it settles or its call is
+//!   answered: pack code is refused as it starts when running and held places reach the cap;
+//! - held: a call answered before its pack code started holds a place until it would have
+//!   started (see `StartGate`), so calls that outlive their answers cannot pile up.
+//!
+//! Uploads and running pack code are capped apart because either lasts only microseconds for
+//! a small body and a handler that answers at once, and one seen by the other's check would
+//! refuse calls the TypeScript service, on one thread, never sees overlap.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -11,14 +27,17 @@ use tokio::sync::Notify;
 
 #[derive(Debug)]
 pub struct Admission {
-    max_in_flight: usize,
+    max_places: usize,
+    uploads: AtomicUsize,
+    running: AtomicUsize,
+    held: AtomicUsize,
     in_flight: AtomicUsize,
     warm: AtomicBool,
     draining: AtomicBool,
     idle: Notify,
 }
 
-/// One admitted call; dropping it ends the call's count.
+/// One admitted call; dropping it ends the call's count in flight.
 #[derive(Debug)]
 pub struct InFlight {
     admission: Arc<Admission>,
@@ -32,10 +51,35 @@ impl Drop for InFlight {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Upload,
+    Running,
+    Held,
+}
+
+/// One place under the cap; dropping it gives the place back.
+#[derive(Debug)]
+pub struct Place {
+    admission: Arc<Admission>,
+    kind: Kind,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.admission
+            .count(self.kind)
+            .fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl Admission {
-    pub fn new(max_in_flight: usize) -> Arc<Admission> {
+    pub fn new(max_places: usize) -> Arc<Admission> {
         Arc::new(Admission {
-            max_in_flight,
+            max_places,
+            uploads: AtomicUsize::new(0),
+            running: AtomicUsize::new(0),
+            held: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             warm: AtomicBool::new(false),
             draining: AtomicBool::new(false),
@@ -43,30 +87,65 @@ impl Admission {
         })
     }
 
-    /// Counts a call in, unless the cap is reached.
-    pub fn admit(self: &Arc<Self>) -> Option<InFlight> {
-        self.in_flight
+    /// Counts a request's call in, with a place for its upload, unless uploads and held
+    /// places reach the cap.
+    pub fn admit(self: &Arc<Self>) -> Option<(InFlight, Place)> {
+        let upload = self.take(Kind::Upload)?;
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let in_flight = InFlight {
+            admission: Arc::clone(self),
+        };
+        Some((in_flight, upload))
+    }
+
+    /// A place for pack code about to start, unless running and held places reach the cap.
+    pub fn start(self: &Arc<Self>) -> Option<Place> {
+        self.take(Kind::Running)
+    }
+
+    fn take(self: &Arc<Self>, kind: Kind) -> Option<Place> {
+        let held = self.held.load(Ordering::Acquire);
+        self.count(kind)
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.max_in_flight).then_some(n + 1)
+                (n.saturating_add(held) < self.max_places).then_some(n + 1)
             })
             .ok()
-            .map(|_| InFlight {
+            .map(|_| Place {
                 admission: Arc::clone(self),
+                kind,
             })
     }
 
-    /// Counts in, whatever the cap, a call admitted before whose request has ended while its
-    /// pack code still waits to start: until it starts (or is dropped) it holds its place, so
-    /// that calls that outlive their answers cannot pile up beyond the cap.
-    pub fn hold(self: &Arc<Self>) -> InFlight {
-        self.in_flight.fetch_add(1, Ordering::AcqRel);
-        InFlight {
+    /// A place whatever the cap: a call answered while its pack code still waits to start
+    /// holds one until it would have started (or is dropped), so that calls that outlive their
+    /// answers cannot pile up beyond the cap.
+    pub fn hold(self: &Arc<Self>) -> Place {
+        self.held.fetch_add(1, Ordering::AcqRel);
+        Place {
             admission: Arc::clone(self),
+            kind: Kind::Held,
         }
     }
 
+    fn count(&self, kind: Kind) -> &AtomicUsize {
+        match kind {
+            Kind::Upload => &self.uploads,
+            Kind::Running => &self.running,
+            Kind::Held => &self.held,
+        }
+    }
+
+    /// Calls admitted and not yet answered.
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Acquire)
+    }
+
+    /// Places taken under the cap, of every kind.
+    pub fn places(&self) -> usize {
+        [&self.uploads, &self.running, &self.held]
+            .iter()
+            .map(|count| count.load(Ordering::Acquire))
+            .sum()
     }
 
     pub fn is_warm(&self) -> bool {
@@ -112,22 +191,48 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn caps_and_counts() {
+    async fn caps_places_and_counts_every_call_in_flight() {
         let admission = Admission::new(2);
         let a = admission.admit();
         let b = admission.admit();
         assert!(a.is_some() && b.is_some());
         assert!(admission.admit().is_none());
         assert_eq!(admission.in_flight(), 2);
-        drop(a);
-        assert_eq!(admission.in_flight(), 1);
-        assert!(admission.admit().is_some());
+        // A call whose upload is done gives its place back and stays in flight.
+        let (a_in_flight, a_upload) = a.expect("admitted");
+        drop(a_upload);
+        assert_eq!((admission.in_flight(), admission.places()), (2, 1));
+        let c = admission.admit();
+        assert!(c.is_some());
+        assert_eq!((admission.in_flight(), admission.places()), (3, 2));
+        drop(a_in_flight);
+        assert_eq!(admission.in_flight(), 2);
+        // A held place ignores the cap.
+        let _held = admission.hold();
+        assert_eq!(admission.places(), 3);
+    }
+
+    #[tokio::test]
+    async fn uploads_and_running_pack_code_are_capped_apart_with_held_places() {
+        let admission = Admission::new(1);
+        let running = admission.start();
+        assert!(running.is_some());
+        assert!(admission.start().is_none());
+        let (_in_flight, upload) = admission
+            .admit()
+            .expect("running pack code refuses no request");
+        assert!(admission.admit().is_none(), "an upload refuses the next");
+        drop(upload);
+        drop(running);
+        assert_eq!(admission.places(), 0);
+        let _held = admission.hold();
+        assert!(admission.admit().is_none() && admission.start().is_none());
     }
 
     #[tokio::test]
     async fn drain_wakes_when_the_last_call_ends() {
         let admission = Admission::new(4);
-        let call = admission.admit();
+        let call = admission.admit().map(|(in_flight, _busy)| in_flight);
         let ender = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(30)).await;
             drop(call);
@@ -142,7 +247,7 @@ mod tests {
     #[tokio::test]
     async fn drain_gives_up_after_the_grace() {
         let admission = Admission::new(4);
-        let _call = admission.admit();
+        let _call = admission.admit().map(|(in_flight, _busy)| in_flight);
         assert!(!admission.drain(Duration::from_millis(20)).await);
         assert_eq!(admission.in_flight(), 1);
     }

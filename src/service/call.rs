@@ -3,8 +3,9 @@
 
 use crate::json::to_js_json;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
-use crate::service::admission::Admission;
 use crate::service::catalog::{Check, Tool};
+use crate::service::http::Reply;
+use crate::service::start_gate::StartGate;
 use crate::service::tool_io::FilledInput;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -102,9 +103,9 @@ pub struct Call {
     /// A tool's input with its schema's defaults filled in; `None` when the input is used as
     /// sent (or the call is a check's).
     pub input: Option<FilledInput>,
-    /// The service's count of calls in flight: a runner whose pack code has not started when
-    /// the call ends holds the call's place there until it does (`Admission::hold`).
-    pub admission: Arc<Admission>,
+    /// Where the call's pack code starts, under the concurrency cap: a runner that queues
+    /// calls asks it when pack code is about to start (see [`Runner::queues_calls`]).
+    pub start: Arc<StartGate>,
 }
 
 impl Call {
@@ -134,6 +135,9 @@ pub enum Answer {
     Failed(String),
     /// A tool handler's output, not yet checked against the tool's output schema.
     Output(ToolOutput),
+    /// Refused before pack code started (the cap reached as it was to start, or the service
+    /// stopped): a transport answer such as 503 `overloaded`, and no call record.
+    Refused(Reply),
 }
 
 /// What a tool handler returned, as JSON text.
@@ -156,6 +160,7 @@ impl Answer {
             Answer::Message(_) | Answer::Failed(_) | Answer::Output(_) => "ok",
             Answer::Error(error) => error.code.as_str(),
             Answer::ErrorJson { code, .. } => code.as_str(),
+            Answer::Refused(_) => "refused",
         }
     }
 }
@@ -174,6 +179,13 @@ pub type RunFuture = Pin<Box<dyn Future<Output = Settled> + Send + 'static>>;
 /// Runs pack code: the JS binding's threadsafe-function dispatcher, or a Rust fake in tests.
 pub trait Runner: Send + Sync + 'static {
     fn run(&self, call: Call, abort: CallAbort) -> RunFuture;
+
+    /// Whether pack code starts some time after `run` (queued for another thread): the runner
+    /// then asks `call.start` when it does, and answers [`Answer::Refused`] when refused.
+    /// Otherwise the service asks before it calls `run`.
+    fn queues_calls(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::json::{
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
-use crate::service::admission::{Admission, InFlight};
+use crate::service::admission::{Admission, InFlight, Place};
 use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target, ToolOutput};
 use crate::service::call_log::{call_bindings, Reporter};
 pub use crate::service::call_log::{EventSink, ServiceEvent};
@@ -18,6 +18,7 @@ use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
 use crate::service::large_body::{LargeBodies, Turn};
+use crate::service::start_gate::{Start, StartGate};
 use crate::service::tool_io::{check_input, check_output, result_message};
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
@@ -54,16 +55,23 @@ pub enum Begin {
     Invoke(Admitted),
 }
 
-/// An admitted call: counted in flight until dropped.
+/// An admitted call: counted in flight until dropped, and under the cap until its body is in.
 #[derive(Debug)]
 pub struct Admitted {
     _in_flight: InFlight,
+    uploading: Option<Place>,
     started: Instant,
 }
 
 impl Admitted {
     pub fn elapsed_ms(&self) -> u128 {
         self.started.elapsed().as_millis()
+    }
+
+    /// The body is in: from here the call holds a place under the cap only while its pack
+    /// code runs (see `StartGate`).
+    pub fn body_received(&mut self) {
+        self.uploading = None;
     }
 }
 
@@ -115,6 +123,7 @@ pub struct PackService {
 /// A call waiting for its pack code. Dropped before an answer was taken (the transport dropped
 /// the invoke because its caller went away), it cancels the call and reports it.
 struct Waiting {
+    start: Arc<StartGate>,
     abort: CallAbort,
     answered: bool,
     word: &'static str,
@@ -126,6 +135,8 @@ struct Waiting {
 
 impl Drop for Waiting {
     fn drop(&mut self) {
+        // Answered or gone, the call's place under the cap goes (pack code may run on).
+        self.start.end();
         if self.answered {
             return;
         }
@@ -226,7 +237,7 @@ impl PackService {
         if let Some(reason) = self.not_ready() {
             return Begin::Reply(reason.reply());
         }
-        let Some(in_flight) = self.admission.admit() else {
+        let Some((in_flight, uploading)) = self.admission.admit() else {
             return Begin::Reply(Reply::overloaded());
         };
         if !is_json_content_type(head.content_type.as_deref()) {
@@ -240,13 +251,15 @@ impl PackService {
         }
         Begin::Invoke(Admitted {
             _in_flight: in_flight,
+            uploading: Some(uploading),
             started: Instant::now(),
         })
     }
 
     /// Runs one admitted call from its body (already decoded to text). Dropping the returned
     /// future before it resolves cancels the call: the handler's abort fires with `cancelled`.
-    pub async fn invoke(&self, head: &RequestHead, body: &str) -> Outcome {
+    pub async fn invoke(&self, admitted: &mut Admitted, head: &RequestHead, body: &str) -> Outcome {
+        admitted.body_received();
         // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
         let turn = self.large_bodies.turn(body.len()).await;
         let (parsed, lone_surrogates) = turn.run(|| parse_with_lone_surrogates(body));
@@ -324,6 +337,10 @@ impl PackService {
                 .await
             }
         };
+        // Refused before its pack code started: no call to record, as in TypeScript.
+        if let Answer::Refused(reply) = answer {
+            return Outcome::Reply(reply);
+        }
         self.reporter.report(ServiceEvent::Call {
             target: word,
             id,
@@ -344,6 +361,7 @@ impl PackService {
                 500,
                 "The runner answered a check with a tool's output",
             )),
+            Answer::Refused(reply) => Outcome::Reply(reply),
         }
     }
 
@@ -395,7 +413,7 @@ impl PackService {
             id: id.to_owned(),
             bindings: call_bindings,
             input,
-            admission: Arc::clone(&self.admission),
+            start: Arc::new(StartGate::new(Arc::clone(&self.admission))),
         };
         let answer = self.run(call, timeout, started, bindings.clone()).await;
         match (answer, tool) {
@@ -453,9 +471,13 @@ impl PackService {
         started: Instant,
         bindings: Option<Arc<Map<String, Value>>>,
     ) -> Answer {
+        if !self.runner.queues_calls() && call.start.start() == Start::Overloaded {
+            return Answer::Refused(Reply::overloaded());
+        }
         let abort = CallAbort::new();
         let word = call.target.word();
         let mut waiting = Waiting {
+            start: Arc::clone(&call.start),
             abort: abort.clone(),
             answered: false,
             word,

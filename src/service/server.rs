@@ -345,7 +345,7 @@ async fn handle(
     body_limit: Duration,
 ) -> Response<Full<Bytes>> {
     let head = head_of(&req);
-    let admitted = match service.begin(&head) {
+    let mut admitted = match service.begin(&head) {
         Begin::Reply(reply) => {
             return answer_unread(req.into_body(), reply_response(reply), body_limit).await
         }
@@ -361,7 +361,7 @@ async fn handle(
         Err(_) => return closing(StatusCode::REQUEST_TIMEOUT),
     };
     let text = utf8_text(&body);
-    match service.invoke(&head, &text).await {
+    match service.invoke(&mut admitted, &head, &text).await {
         Outcome::Reply(reply) => reply_response(reply),
         Outcome::Message(json) => {
             let mut response = json_response(StatusCode::OK, json);
