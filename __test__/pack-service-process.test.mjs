@@ -277,6 +277,67 @@ export default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; }
   }
 });
 
+test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests are refused at their heads', async () => {
+  const dir = packFolder();
+  const [started, release] = ['started', 'release'].map((name) => join(dir, name));
+  const indexFile = writeLocalPack(dir, {
+    'busy.mjs': `import { existsSync, writeFileSync } from 'node:fs';
+export default () => {
+  writeFileSync(${JSON.stringify(started)}, '');
+  const until = Date.now() + 60_000;
+  while (!existsSync(${JSON.stringify(release)}) && Date.now() < until);
+  return {};
+};
+`,
+    'echo.mjs': 'export default (input) => ({ n: input.pad.length });\n',
+  });
+  // A cap no burst here reaches: only the queue's budget refuses.
+  const run = launch(['--index', indexFile, '--host', '127.0.0.1'], {
+    KINDGI_PACK_SERVICE_MAX_CONCURRENCY: '1000',
+    ...(process.env.NAPI_RS_NATIVE_LIBRARY_PATH && { NAPI_RS_NATIVE_LIBRARY_PATH: process.env.NAPI_RS_NATIVE_LIBRARY_PATH }),
+  });
+  const port = await run.listening;
+  const post = (body) =>
+    fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN },
+      body,
+    }).then(async (res) => ({ status: res.status, text: await res.text() }));
+  try {
+    const busy = post(localCall('busy'));
+    await until(() => existsSync(started), 'the busy handler');
+    // 100 calls of 900 KB, one every 10 ms: Rust reads them while the JS thread is busy.
+    const pad = 'x'.repeat(900_000);
+    const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'local.echo' }, input: { pad }, ctx: { tenantId: 't-1', runId: 'run-1' } });
+    const calls = [];
+    for (let i = 0; i < 100; i += 1) {
+      calls.push(post(body));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const refused = [];
+    await until(async () => {
+      refused.length = 0;
+      for (const call of calls) {
+        const answer = await Promise.race([call, null]);
+        if (answer !== null) refused.push(answer);
+      }
+      return refused.length >= 20;
+    }, 'the calls past the budget to be refused');
+    for (const answer of refused) assert.deepEqual(answer, { status: 503, text: '{"error":"overloaded"}' });
+    writeFileSync(release, '');
+    assert.equal((await busy).status, 200);
+    const answers = await Promise.all(calls);
+    const served = answers.filter((a) => a.status === 200);
+    // 64 MiB of 900 KB bodies: 74 at most, and every one queued is served.
+    assert.ok(served.length >= 60 && served.length <= 75, `${served.length} served`);
+    assert.ok(served.every((a) => a.text === '{"v":2,"kind":"result","output":{"n":900000}}'));
+    assert.equal(served.length + answers.filter((a) => a.status === 503).length, 100);
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+});
+
 // A build under test elsewhere reaches the children the tests below start.
 const addon = process.env.NAPI_RS_NATIVE_LIBRARY_PATH ? { NAPI_RS_NATIVE_LIBRARY_PATH: process.env.NAPI_RS_NATIVE_LIBRARY_PATH } : {};
 

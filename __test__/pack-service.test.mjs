@@ -307,7 +307,7 @@ test('the cap counts calls waiting on their body or their handler, not on their 
   }
 });
 
-test('handle: a call whose body arrives after stop() is refused 503 draining, to retry: its handler never ran', async () => {
+test('handle: a call whose body arrives after stop() is refused 503 draining, to retry: its handler never ran', { timeout: 30_000 }, async () => {
   const { createServer } = await import('node:http');
   const { connect } = await import('node:net');
   const service = createPackService({ index: fixtureIndex, resolveModule: (p) => resolve(packRoot, p), token: TOKEN, env: {} });

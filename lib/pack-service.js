@@ -567,7 +567,7 @@ export function createPackService(options) {
   let warmedUp;
   const WARM_UP_TOOL = { id: 'warm-up' };
 
-  function dispatch(id, target, position, request, defaults, bindings) {
+  function dispatch(id, position, request, defaults, bindings, target) {
     // The call ended (its deadline, its caller gone) while it waited for this thread: Rust
     // has answered it, and its pack code never starts.
     if (target === 'skip') return;

@@ -39,10 +39,11 @@ use tokio::sync::oneshot;
 // it listens or warms up (lib/pack-service.js), so one served through `handle`, or never
 // used, lets the process exit as the TypeScript service does.
 type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false, true>;
-/// `(callId, "tool" | "check" | "skip", position in the index list, request JSON, the tool's
-/// input with its defaults filled as JSON or "" (use the request's), the call's log bindings as
-/// JSON or "")`.
-type DispatchArgs = FnArgs<(u32, DispatchTarget, u32, String, String, String)>;
+/// `(callId, position in the index list, request JSON, the tool's input with its defaults
+/// filled as JSON or "" (use the request's), the call's log bindings as JSON or "", "tool" |
+/// "check" | "skip")`. The target is made last: it decides the start, which must not happen
+/// for a call whose other arguments could not be made (a body past V8's longest string).
+type DispatchArgs = FnArgs<(u32, u32, String, String, String, DispatchTarget)>;
 
 /// The dispatch's `target`: `tool` or `check`, or `skip` for a call whose pack code does not
 /// start: it ended before the JS thread reached it, or the cap is reached (it is answered
@@ -206,14 +207,16 @@ impl Runner for Arc<JsRunner> {
                 word,
                 call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
             };
+            // Until the JS thread reaches it, its body counts against the queue's budget.
+            start.queue(body.len());
             let status = functions.dispatch.call(
                 (
                     id,
-                    dispatched,
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
                     input.map(|filled| filled.defaults_json).unwrap_or_default(),
                     bindings.map_or_else(String::new, |b| to_js_json(&Value::Object((*b).clone()))),
+                    dispatched,
                 )
                     .into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
@@ -248,7 +251,6 @@ impl Runner for Arc<JsRunner> {
     }
 }
 
-/// The answer of a call whose JS side is gone (the service was stopped under it).
 /// `defaultTimeoutMs` as Node's `setTimeout` takes the TypeScript service's deadline: under
 /// 1 ms is 1 ms, so a deadline of 0 does not answer a call before its handler could run. (Past
 /// 2^31-1 ms Node fires at once; here it waits, as a deadline that long means.)
@@ -491,7 +493,7 @@ fn invalid(message: impl Into<String>) -> JsError {
 
 #[napi(
     js_name = "createNativePackService",
-    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, target: string, position: number, request: string, defaults: string, bindings: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
+    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, position: number, request: string, defaults: string, bindings: string, target: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
 )]
 pub fn create_native_pack_service(
     options: NativePackServiceOptions,
@@ -729,14 +731,14 @@ impl NativePackService {
         let status = functions.dispatch.call(
             (
                 0,
-                DispatchTarget {
-                    word: "warm",
-                    call: None,
-                },
                 0,
                 request,
                 String::new(),
                 String::new(),
+                DispatchTarget {
+                    word: "warm",
+                    call: None,
+                },
             )
                 .into(),
             ThreadsafeFunctionCallMode::NonBlocking,

@@ -19,11 +19,22 @@
 //! Uploads and running pack code are capped apart because either lasts only microseconds for
 //! a small body and a handler that answers at once, and one seen by the other's check would
 //! refuse calls the TypeScript service, on one thread, never sees overlap.
+//!
+//! Calls whose bodies are in and whose pack code waits its turn hold no place, but their bodies
+//! are memory the TypeScript service would not have read yet (its thread busy, they wait in
+//! the kernel's socket buffers). They are bounded by bytes instead: past [`QUEUE_BUDGET`] of
+//! them, requests are refused at their heads.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
+
+/// The bytes of bodies queued for the JS thread past which requests are refused at their heads.
+pub const QUEUE_BUDGET: usize = 64 << 20;
+
+/// What a queued call counts against the budget at least, its body however small.
+const QUEUED_CALL_BYTES: usize = 1024;
 
 #[derive(Debug)]
 pub struct Admission {
@@ -31,6 +42,8 @@ pub struct Admission {
     uploads: AtomicUsize,
     running: AtomicUsize,
     held: AtomicUsize,
+    /// Bytes of bodies queued for the JS thread (see [`Queued`]).
+    queued: AtomicUsize,
     in_flight: AtomicUsize,
     warm: AtomicBool,
     draining: AtomicBool,
@@ -48,6 +61,21 @@ impl Drop for InFlight {
         if self.admission.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.admission.idle.notify_waiters();
         }
+    }
+}
+
+/// A body queued for the JS thread; dropping it takes it off the budget.
+#[derive(Debug)]
+pub struct Queued {
+    admission: Arc<Admission>,
+    bytes: usize,
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.admission
+            .queued
+            .fetch_sub(self.bytes, Ordering::AcqRel);
     }
 }
 
@@ -80,6 +108,7 @@ impl Admission {
             uploads: AtomicUsize::new(0),
             running: AtomicUsize::new(0),
             held: AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             warm: AtomicBool::new(false),
             draining: AtomicBool::new(false),
@@ -90,6 +119,9 @@ impl Admission {
     /// Counts a request's call in, with a place for its upload, unless uploads and held
     /// places reach the cap.
     pub fn admit(self: &Arc<Self>) -> Option<(InFlight, Place)> {
+        if self.queued.load(Ordering::Acquire) >= QUEUE_BUDGET {
+            return None;
+        }
         let upload = self.take(Kind::Upload)?;
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let in_flight = InFlight {
@@ -132,6 +164,16 @@ impl Admission {
             Kind::Upload => &self.uploads,
             Kind::Running => &self.running,
             Kind::Held => &self.held,
+        }
+    }
+
+    /// A body of `bytes` queued for the JS thread, counted until the [`Queued`] is dropped.
+    pub fn queue(self: &Arc<Self>, bytes: usize) -> Queued {
+        let bytes = bytes.max(QUEUED_CALL_BYTES);
+        self.queued.fetch_add(bytes, Ordering::AcqRel);
+        Queued {
+            admission: Arc::clone(self),
+            bytes,
         }
     }
 
@@ -227,6 +269,22 @@ mod tests {
         assert_eq!(admission.places(), 0);
         let _held = admission.hold();
         assert!(admission.admit().is_none() && admission.start().is_none());
+    }
+
+    #[tokio::test]
+    async fn bodies_queued_past_the_budget_refuse_requests() {
+        let admission = Admission::new(usize::MAX);
+        let first = admission.queue(QUEUE_BUDGET - 1);
+        assert!(admission.admit().is_some());
+        let tiny = admission.queue(1);
+        assert!(
+            admission.admit().is_none(),
+            "a tiny body counts for a kilobyte"
+        );
+        drop(tiny);
+        assert!(admission.admit().is_some());
+        drop(first);
+        assert_eq!(admission.queued.load(Ordering::Acquire), 0);
     }
 
     #[tokio::test]

@@ -13,14 +13,8 @@
 //! holds a place until the queue reaches it, so the work and memory queued behind a busy
 //! thread stay bounded by the cap instead of by how fast callers can send.
 
-use crate::service::admission::{Admission, Place};
-use std::sync::atomic::{AtomicU8, Ordering};
+use crate::service::admission::{Admission, Place, Queued};
 use std::sync::{Arc, Mutex};
-
-const QUEUED: u8 = 0;
-const STARTED: u8 = 1;
-const ENDED: u8 = 2;
-const REFUSED: u8 = 3;
 
 /// What [`StartGate::start`] decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,47 +28,72 @@ pub enum Start {
 }
 
 #[derive(Debug)]
+enum Phase {
+    Queued,
+    /// Pack code started, with its place until it settles or its call ends.
+    Started(Option<Place>),
+    /// The call ended before its start, holding a place until the queue reaches it.
+    Ended(Option<Place>),
+    Refused,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    /// The call's body, counted against the queue's budget until the JS thread reaches it.
+    queued: Option<Queued>,
+}
+
+/// One lock for every step, so a step on one thread (the call ending on a tokio worker) never
+/// falls between two parts of another (its pack code starting on the JS thread).
+#[derive(Debug)]
 pub struct StartGate {
     admission: Arc<Admission>,
-    phase: AtomicU8,
-    /// The place of running pack code, from its start until it settles or its call ends.
-    running: Mutex<Option<Place>>,
-    /// The place of a call that ended before its start, until the queue reaches it.
-    held: Mutex<Option<Place>>,
+    state: Mutex<State>,
 }
 
 impl StartGate {
     pub fn new(admission: Arc<Admission>) -> StartGate {
         StartGate {
             admission,
-            phase: AtomicU8::new(QUEUED),
-            running: Mutex::new(None),
-            held: Mutex::new(None),
+            state: Mutex::new(State {
+                phase: Phase::Queued,
+                queued: None,
+            }),
         }
     }
 
-    /// Where pack code is about to start.
+    /// The call's body, `bytes` long, is queued for the JS thread.
+    pub fn queue(&self, bytes: usize) {
+        if let Ok(mut state) = self.state.lock() {
+            state.queued = Some(self.admission.queue(bytes));
+        }
+    }
+
+    /// Where pack code is about to start (the queue reached the call).
     pub fn start(&self) -> Start {
-        let place = self.admission.start();
-        let next = if place.is_some() { STARTED } else { REFUSED };
-        match self
-            .phase
-            .compare_exchange(QUEUED, next, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) if place.is_some() => {
-                if let Ok(mut running) = self.running.lock() {
-                    *running = place;
+        // A poisoned lock (a panic elsewhere): the call cannot be judged; it does not start.
+        let Ok(mut state) = self.state.lock() else {
+            return Start::Ended;
+        };
+        state.queued = None;
+        match state.phase {
+            Phase::Queued => match self.admission.start() {
+                Some(place) => {
+                    state.phase = Phase::Started(Some(place));
+                    Start::Run
                 }
-                Start::Run
-            }
-            Ok(_) => Start::Overloaded,
-            Err(_) => {
-                // Ended first: the place it held while queued goes now.
-                if let Ok(mut held) = self.held.lock() {
-                    held.take();
+                None => {
+                    state.phase = Phase::Refused;
+                    Start::Overloaded
                 }
+            },
+            // The place an ended call held while queued goes now.
+            Phase::Ended(ref mut held) => {
+                held.take();
                 Start::Ended
             }
+            Phase::Started(_) | Phase::Refused => Start::Ended,
         }
     }
 
@@ -83,33 +102,28 @@ impl StartGate {
     /// [`StartGate::start`] is reached (or the gate is gone); started pack code gives its place
     /// back.
     pub fn end(&self) -> bool {
-        // The held place is set under the lock that `start` takes after seeing ENDED, so it is
-        // always there to be given up.
-        let Ok(mut held) = self.held.lock() else {
+        let Ok(mut state) = self.state.lock() else {
             return false;
         };
-        match self
-            .phase
-            .compare_exchange(QUEUED, ENDED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => {
-                *held = Some(self.admission.hold());
+        match state.phase {
+            Phase::Queued => {
+                state.phase = Phase::Ended(Some(self.admission.hold()));
                 true
             }
-            Err(STARTED) => {
-                drop(held);
-                self.settled();
+            Phase::Started(ref mut place) => {
+                place.take();
                 false
             }
-            // Refused at its start, or ended already.
-            Err(_) => true,
+            Phase::Ended(_) | Phase::Refused => true,
         }
     }
 
     /// Pack code settled: its place goes back.
     pub fn settled(&self) {
-        if let Ok(mut running) = self.running.lock() {
-            running.take();
+        if let Ok(mut state) = self.state.lock() {
+            if let Phase::Started(ref mut place) = state.phase {
+                place.take();
+            }
         }
     }
 }
@@ -165,6 +179,41 @@ mod tests {
         assert_eq!(admission.places(), 1);
         first.settled();
         assert_eq!(admission.places(), 0);
+    }
+
+    #[test]
+    fn a_queued_body_counts_against_the_budget_until_the_queue_reaches_it() {
+        let admission = Admission::new(1);
+        let gate = StartGate::new(Arc::clone(&admission));
+        gate.queue(crate::service::admission::QUEUE_BUDGET);
+        assert!(admission.admit().is_none(), "the budget is spent");
+        assert_eq!(gate.start(), Start::Run);
+        assert!(admission.admit().is_some(), "reached: off the budget");
+        let unreached = StartGate::new(Arc::clone(&admission));
+        unreached.queue(crate::service::admission::QUEUE_BUDGET);
+        assert!(admission.admit().is_none());
+        drop(unreached);
+        assert!(
+            admission.admit().is_some(),
+            "a gate dropped unreached is off the budget"
+        );
+    }
+
+    #[test]
+    fn a_call_ending_as_its_pack_code_starts_never_keeps_a_running_place() {
+        // The two steps on two threads, many times: whichever comes first, once both ran and the
+        // call's place is given back, no place is left.
+        let admission = Admission::new(usize::MAX);
+        for _ in 0..2_000 {
+            let gate = Arc::new(StartGate::new(Arc::clone(&admission)));
+            let other = Arc::clone(&gate);
+            let ender = std::thread::spawn(move || other.end());
+            let started = gate.start();
+            let ended_first = ender.join().unwrap_or(false);
+            assert!(started == Start::Run || ended_first);
+            drop(gate);
+            assert_eq!(admission.places(), 0);
+        }
     }
 
     #[test]
