@@ -221,19 +221,21 @@ test('a pinned process refuses other tenants; missing env keeps it unready', asy
   }
 });
 
-test('calls that end while the JS thread is busy never start, and hold their place until it is free', async () => {
-  const dir = packFolder();
-  const [started, release, ran] = ['started', 'release', 'ran'].map((name) => join(dir, name));
-  const indexFile = writeLocalPack(dir, {
-    // Holds the JS thread until the test releases it (or 60 s pass).
-    'busy.mjs': `import { existsSync, writeFileSync } from 'node:fs';
+/** A tool that holds the JS thread from the moment it writes `started` until the file `release` exists (or 60 s pass). */
+const busyTool = (started, release) => `import { existsSync, writeFileSync } from 'node:fs';
 export default () => {
   writeFileSync(${JSON.stringify(started)}, '');
   const until = Date.now() + 60_000;
   while (!existsSync(${JSON.stringify(release)}) && Date.now() < until);
   return {};
 };
-`,
+`;
+
+test('calls that end while the JS thread is busy never start, and hold their place until it is free', async () => {
+  const dir = packFolder();
+  const [started, release, ran] = ['started', 'release', 'ran'].map((name) => join(dir, name));
+  const indexFile = writeLocalPack(dir, {
+    'busy.mjs': busyTool(started, release),
     'count.mjs': `import { appendFileSync } from 'node:fs';
 export default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; };
 `,
@@ -281,14 +283,7 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests a
   const dir = packFolder();
   const [started, release] = ['started', 'release'].map((name) => join(dir, name));
   const indexFile = writeLocalPack(dir, {
-    'busy.mjs': `import { existsSync, writeFileSync } from 'node:fs';
-export default () => {
-  writeFileSync(${JSON.stringify(started)}, '');
-  const until = Date.now() + 60_000;
-  while (!existsSync(${JSON.stringify(release)}) && Date.now() < until);
-  return {};
-};
-`,
+    'busy.mjs': busyTool(started, release),
     'echo.mjs': 'export default (input) => ({ n: input.pad.length });\n',
   });
   // A cap no burst here reaches: only the queue's budget refuses.
