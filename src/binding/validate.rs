@@ -2,9 +2,7 @@
 //! once however many objects carry it.
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::{
-    has_lone_surrogates, parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json,
-};
+use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::validate::{defaults_json, issues_json, Invalid, Side, Validator};
 use napi_derive::napi;
 use serde_json::Value;
@@ -18,9 +16,12 @@ const MAX_CACHED: usize = 512;
 /// the cache as large as every schema it holds).
 type CacheKey = (bool, [u8; 32]);
 
+/// A compiled schema and whether its text held a lone surrogate (compiled as a stand-in).
+type Compiled = (Arc<Validator>, bool);
+
 /// Compiled validators by side and schema digest, oldest evicted first.
 struct Cache {
-    by_key: HashMap<CacheKey, Arc<Validator>>,
+    by_key: HashMap<CacheKey, Compiled>,
     order: VecDeque<CacheKey>,
 }
 
@@ -45,7 +46,7 @@ fn side_of(side: &str) -> Result<Side, NativeError> {
     }
 }
 
-fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, NativeError> {
+fn compile_cached(schema_json: String, side: Side) -> Result<Compiled, NativeError> {
     use sha2::{Digest, Sha256};
     let key: CacheKey = (
         side == Side::Input,
@@ -78,9 +79,9 @@ fn compile_cached(schema_json: String, side: Side) -> Result<Arc<Validator>, Nat
             }
         }
         cache.order.push_back(key);
-        cache.by_key.insert(key, validator.clone());
+        cache.by_key.insert(key, (validator.clone(), stand_ins));
     }
-    Ok(validator)
+    Ok((validator, stand_ins))
 }
 
 /// A compiled schema, shared by every caller that compiled the same text.
@@ -136,8 +137,7 @@ impl NativeValidator {
 #[napi(js_name = "compileSchemaJson")]
 pub fn compile_schema_json(schema_json: String, side: String) -> Result<NativeValidator, JsError> {
     let side = side_of(&side)?;
-    let stand_ins = has_lone_surrogates(&schema_json);
-    let inner = compile_cached(schema_json, side)?;
+    let (inner, stand_ins) = compile_cached(schema_json, side)?;
     Ok(NativeValidator {
         inner,
         input: side == Side::Input,
