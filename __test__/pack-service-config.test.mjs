@@ -164,3 +164,70 @@ test('variables that are not strings are read as TypeScript reads them', () => {
   assert.equal(readPackServiceConfig(['--index', '/i.json'], { ...TOKEN, KINDGI_PACK_INDEX: 5 }).kind, 'ok', 'unread when --index is given');
   assert.throws(() => read({ PORT: Symbol('port') }), { code: 'invalid-argument' });
 });
+
+test('the env settings refuse every value that is not a string, shown as `${value}` shows it', () => {
+  const read = (env) => readPackServiceConfig([], { ...TOKEN, ...env });
+  const check = (shown) => `KINDGI_PACK_ENV_CHECK must be \`strict\` or \`warn\`, not "${shown}"`;
+  const filter = (shown) => `KINDGI_PACK_ENV_FILTER must be \`on\` or \`off\`, not "${shown}"`;
+  // Whatever the text: TypeScript compares the value itself with ===.
+  const cases = [
+    [5, '5'], [true, 'true'], [false, 'false'], [null, 'null'], [{}, '[object Object]'], [[], ''],
+    [['a', 'b'], 'a,b'], [['strict'], 'strict'], [[''], ''], [new String('warn'), 'warn'], [5n, '5'],
+    [{ toString: () => 'off' }, 'off'], [['on\u0000'], 'on\u0000'],
+  ];
+  for (const [value, shown] of cases) {
+    assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: value }).problems, [check(shown)], shown);
+    assert.deepEqual(read({ KINDGI_PACK_ENV_FILTER: value }).problems, [filter(shown)], shown);
+  }
+  // A string holding NUL is the string TypeScript compares and prints, never the value it spells.
+  assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: 'warn\u0000' }).problems, [check('warn\u0000')]);
+  assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: '5\u0000', KINDGI_PACK_ENV_FILTER: 5 }).problems, [check('5\u0000'), filter('5')]);
+  assert.deepEqual(read({ KINDGI_PACK_ENV_CHECK: 5, KINDGI_PACK_ENV_FILTER: '5\u0000' }).problems, [check('5'), filter('5\u0000')]);
+  assert.deepEqual(read({ KINDGI_PACK_ENV_FILTER: '\u0000' }).problems, [filter('\u0000')]);
+  // Where TypeScript's template throws a TypeError.
+  for (const value of [Symbol('s'), { toString: () => { throw new Error('no'); } }]) {
+    assert.throws(() => read({ KINDGI_PACK_ENV_CHECK: value }), { code: 'invalid-argument' });
+    assert.throws(() => read({ KINDGI_PACK_ENV_FILTER: value }), { code: 'invalid-argument' });
+  }
+});
+
+test('PORT that is not a string: Number() decides, and the problem shows JSON.stringify(PORT)', () => {
+  const read = (PORT) => readPackServiceConfig([], { ...TOKEN, PORT });
+  for (const [value, port] of [[true, 1], [false, 0], [[], 0], [['81'], 81], [new String(' 82 '), 82], [{ valueOf: () => 83 }, 83], [84n, 84]]) {
+    assert.equal(read(value).value.port, port, String(value));
+  }
+  const cases = [
+    [NaN, 'null'], [Infinity, 'null'], [-1, '-1'], [65536, '65536'], [1e21, '1e+21'], [['x'], '["x"]'], [[1, 2], '[1,2]'],
+    [{ a: 1 }, '{"a":1}'], [new String('x'), '"x"'], [() => 80, 'undefined'], [{ toJSON: () => 'p' }, '"p"'],
+    [['\u0000'], '["\\u0000"]'],
+  ];
+  for (const [value, shown] of cases) {
+    assert.deepEqual(read(value).problems, [`PORT must be a port number, got ${shown}`], shown);
+  }
+  // A string holding NUL is read and printed as the string it is.
+  assert.deepEqual(read('80\u0000').problems, ['PORT must be a port number, got "80\\u0000"']);
+  assert.deepEqual(read('NaN').problems, ['PORT must be a port number, got "NaN"']);
+  // Both a PORT and a setting that are not strings, with the rest of the problems in order.
+  assert.deepEqual(readPackServiceConfig([], { PORT: NaN, KINDGI_PACK_SERVICE_MAX_CONCURRENCY: [], KINDGI_PACK_ENV_CHECK: 0 }).problems, [
+    'KINDGI_PACK_SERVICE_TOKEN is required',
+    'PORT must be a port number, got null',
+    'KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer',
+    'KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not "0"',
+  ]);
+});
+
+test('KINDGI_PACK_SERVICE_MAX_CONCURRENCY that is not a string goes through Number()', () => {
+  const read = (value) => readPackServiceConfig([], { ...TOKEN, KINDGI_PACK_SERVICE_MAX_CONCURRENCY: value });
+  for (const [value, n] of [[true, 1], [['4'], 4], [new String('5'), 5], [6n, 6]]) assert.equal(read(value).value.maxConcurrency, n, String(value));
+  for (const bad of [false, [], NaN, Infinity, -1, '']) {
+    assert.deepEqual(read(bad).problems, ['KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer'], String(bad));
+  }
+  assert.throws(() => read(Symbol('n')), { code: 'invalid-argument' });
+});
+
+test('variables are read in the TypeScript order: the concurrency throws before a setting does', () => {
+  const env = { ...TOKEN, KINDGI_PACK_SERVICE_MAX_CONCURRENCY: Symbol('n'), KINDGI_PACK_ENV_CHECK: Symbol('c'), KINDGI_PACK_ENV_FILTER: Symbol('f') };
+  assert.throws(() => readPackServiceConfig([], env), { code: 'invalid-argument', message: /^env\.KINDGI_PACK_SERVICE_MAX_CONCURRENCY / });
+  delete env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
+  assert.throws(() => readPackServiceConfig([], env), { code: 'invalid-argument', message: /^env\.KINDGI_PACK_ENV_CHECK / });
+});

@@ -67,23 +67,26 @@ function numberVariable(value, name) {
   }
 }
 
-/** A setting as TypeScript compares it: a value that is not a string is never one it takes. */
-function settingVariable(value, name) {
-  if (value === undefined || typeof value === 'string') return { value };
-  let shown;
+/** How PORT's problem prints a value that is not a string, as TypeScript's JSON.stringify does. */
+function portShown(value) {
   try {
-    shown = `${value}`;
+    return String(JSON.stringify(value));
+  } catch {
+    return String(value); // A BigInt or a cycle, which TypeScript's JSON.stringify throws on.
+  }
+}
+
+/**
+ * How a setting's problem prints a value that is not a string, as TypeScript's template does;
+ * Rust refuses any such value (TypeScript compares with `===`).
+ */
+function settingShown(value, name) {
+  if (value === undefined || typeof value === 'string') return undefined;
+  try {
+    return `${value}`;
   } catch {
     throw invalidArgument(`env.${name} cannot be read as text, not ${describe(value)}`);
   }
-  // Refused whatever its text (TypeScript compares with ===): Rust sees a text it refuses,
-  // and the problem is told with the value's own text, as TypeScript's template writes it.
-  return { value: `${shown}\u0000`, said: `"${shown}\u0000"`, shown: `"${shown}"` };
-}
-
-/** `name`'s problem, which shows the text Rust was given (`said`), told as TypeScript tells it. */
-function retold(problems, name, said, shown) {
-  return problems.map((p) => (p.startsWith(`${name} `) && p.endsWith(said) ? p.slice(0, p.length - said.length) + shown : p));
 }
 
 export function readPackServiceConfig(argv, env) {
@@ -96,34 +99,22 @@ export function readPackServiceConfig(argv, env) {
   // Each variable as TypeScript's readPackServiceConfig reads it: `??` for PORT and the index
   // (null is unset), `=== undefined` for the concurrency (null is Number(null), 0).
   const port = env.PORT ?? undefined;
-  const portText = port === undefined ? undefined : numberVariable(port, 'PORT');
   const concurrency = env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
-  const envCheck = settingVariable(env.KINDGI_PACK_ENV_CHECK, 'KINDGI_PACK_ENV_CHECK');
-  const envFilter = settingVariable(env.KINDGI_PACK_ENV_FILTER, 'KINDGI_PACK_ENV_FILTER');
   const read = native.readPackServiceSettings(argv, {
     token: stringVariable(env, 'KINDGI_PACK_SERVICE_TOKEN'),
-    port: portText,
+    port: port === undefined ? undefined : numberVariable(port, 'PORT'),
+    portShown: port === undefined || typeof port === 'string' ? undefined : portShown(port),
     maxConcurrency: concurrency === undefined ? undefined : numberVariable(concurrency, 'KINDGI_PACK_SERVICE_MAX_CONCURRENCY'),
-    envCheck: envCheck.value,
-    envFilter: envFilter.value,
+    envCheck: text(env.KINDGI_PACK_ENV_CHECK),
+    envCheckShown: settingShown(env.KINDGI_PACK_ENV_CHECK, 'KINDGI_PACK_ENV_CHECK'),
+    envFilter: text(env.KINDGI_PACK_ENV_FILTER),
+    envFilterShown: settingShown(env.KINDGI_PACK_ENV_FILTER, 'KINDGI_PACK_ENV_FILTER'),
   });
   const indexPath = resolve(read.indexArg ?? stringVariable(env, 'KINDGI_PACK_INDEX') ?? '/app/index.json');
   const moduleRoot = resolve(read.moduleRootArg ?? dirname(indexPath));
   const rawTenant = stringVariable(env, TENANT_VAR);
   const tenantId = rawTenant === undefined ? undefined : pinnedTenant(rawTenant);
   let problems = read.problems ?? [];
-  if (typeof port !== 'string' && portText !== undefined) {
-    let shown;
-    try {
-      shown = JSON.stringify(port);
-    } catch {
-      shown = String(port); // A BigInt, which TypeScript's JSON.stringify throws on.
-    }
-    problems = retold(problems, 'PORT', `got ${JSON.stringify(portText)}`, `got ${shown}`);
-  }
-  for (const [name, setting] of [['KINDGI_PACK_ENV_CHECK', envCheck], ['KINDGI_PACK_ENV_FILTER', envFilter]]) {
-    if (setting.said !== undefined) problems = retold(problems, name, setting.said, setting.shown);
-  }
   // After TypeScript's problems: it has no tenant pinning (protocol 2.7.0).
   if (tenantId === false) problems = [...problems, `${TENANT_VAR} ${TENANT_RULE}`];
   if (problems.length > 0) return { kind: 'err', problems };

@@ -19,13 +19,17 @@ pub struct ServiceSettingsJs {
     pub env_filter: Option<String>,
 }
 
+/// The variables; for one that is not a string, what TypeScript compares and prints (`RawConfig`).
 #[napi(object)]
 pub struct ServiceEnvJs {
     pub token: Option<String>,
     pub port: Option<String>,
+    pub port_shown: Option<String>,
     pub max_concurrency: Option<String>,
     pub env_check: Option<String>,
+    pub env_check_shown: Option<String>,
     pub env_filter: Option<String>,
+    pub env_filter_shown: Option<String>,
 }
 
 #[napi(js_name = "readPackServiceSettings")]
@@ -35,9 +39,12 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
         host: arg(&argv, "--host").map(str::to_owned),
         token: env.token,
         port: env.port,
+        port_shown: env.port_shown,
         max_concurrency: env.max_concurrency,
         env_check: env.env_check,
+        env_check_shown: env.env_check_shown,
         env_filter: env.env_filter,
+        env_filter_shown: env.env_filter_shown,
     };
     let mut out = ServiceSettingsJs {
         problems: None,

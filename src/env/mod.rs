@@ -237,10 +237,13 @@ pub fn parse_pack_env_check(raw: Option<&str>) -> Result<PackEnvCheck, String> {
     match raw {
         None | Some("" | "strict") => Ok(PackEnvCheck::Strict),
         Some("warn") => Ok(PackEnvCheck::Warn),
-        Some(other) => Err(format!(
-            "{PACK_ENV_CHECK_VAR} must be `strict` or `warn`, not \"{other}\""
-        )),
+        Some(other) => Err(env_check_refusal(other)),
     }
+}
+
+/// The problem with a `KINDGI_PACK_ENV_CHECK` whose text is `shown`.
+pub fn env_check_refusal(shown: &str) -> String {
+    format!("{PACK_ENV_CHECK_VAR} must be `strict` or `warn`, not \"{shown}\"")
 }
 
 /// Whether the pack service drops undeclared variables before pack code loads.
@@ -264,10 +267,13 @@ pub fn parse_pack_env_filter(raw: Option<&str>) -> Result<PackEnvFilter, String>
     match raw {
         None | Some("" | "on") => Ok(PackEnvFilter::On),
         Some("off") => Ok(PackEnvFilter::Off),
-        Some(other) => Err(format!(
-            "{PACK_ENV_FILTER_VAR} must be `on` or `off`, not \"{other}\""
-        )),
+        Some(other) => Err(env_filter_refusal(other)),
     }
+}
+
+/// The problem with a `KINDGI_PACK_ENV_FILTER` whose text is `shown`.
+pub fn env_filter_refusal(shown: &str) -> String {
+    format!("{PACK_ENV_FILTER_VAR} must be `on` or `off`, not \"{shown}\"")
 }
 
 /// Whether the env filter keeps `name` whatever the pack declares.

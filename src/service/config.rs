@@ -4,7 +4,10 @@
 //! Paths are resolved by the JS layer (Node's `path.resolve` / `path.dirname`, whose platform
 //! rules are Node's own); everything else is decided here.
 
-use crate::env::{parse_pack_env_check, parse_pack_env_filter, PackEnvCheck, PackEnvFilter};
+use crate::env::{
+    env_check_refusal, env_filter_refusal, parse_pack_env_check, parse_pack_env_filter,
+    PackEnvCheck, PackEnvFilter,
+};
 use crate::js::{is_js_whitespace, js_number};
 use crate::json::to_js_json;
 use serde_json::Value;
@@ -12,15 +15,22 @@ use serde_json::Value;
 pub const PACK_SERVICE_TOKEN_VAR: &str = "KINDGI_PACK_SERVICE_TOKEN";
 
 /// The raw inputs: argument values (`None` when the flag is absent or last) and variables.
+///
+/// A variable that is not a string is read in JS as TypeScript reads it: `port` and
+/// `max_concurrency` carry the text of its `Number()`, and a `*_shown` is how the variable's
+/// problem prints it (`JSON.stringify` for PORT, the template's `${value}` for the settings).
 #[derive(Debug, Clone, Default)]
 pub struct RawConfig {
     pub bundle_map: Option<String>,
     pub host: Option<String>,
     pub token: Option<String>,
     pub port: Option<String>,
+    pub port_shown: Option<String>,
     pub max_concurrency: Option<String>,
     pub env_check: Option<String>,
+    pub env_check_shown: Option<String>,
     pub env_filter: Option<String>,
+    pub env_filter_shown: Option<String>,
 }
 
 /// The settings that are not paths.
@@ -84,22 +94,30 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
     };
     let port = js_number(raw.port.as_deref().unwrap_or("8080"));
     if !is_integer(port) || !(0.0..=65535.0).contains(&port) {
-        let shown = raw.port.as_ref().map_or_else(
-            || "undefined".to_owned(),
-            |p| to_js_json(&Value::String(p.clone())),
-        );
+        let shown = match (&raw.port_shown, &raw.port) {
+            (Some(shown), _) => shown.clone(),
+            (None, Some(port)) => to_js_json(&Value::String(port.clone())),
+            (None, None) => "undefined".to_owned(),
+        };
         problems.push(format!("PORT must be a port number, got {shown}"));
     }
     let max_concurrency = raw.max_concurrency.as_deref().map(js_number);
     if max_concurrency.is_some_and(|n| !is_integer(n) || n < 1.0) {
         problems.push("KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer".to_owned());
     }
-    let env_check = parse_pack_env_check(raw.env_check.as_deref())
-        .map_err(|m| problems.push(m))
-        .ok();
-    let env_filter = parse_pack_env_filter(raw.env_filter.as_deref())
-        .map_err(|m| problems.push(m))
-        .ok();
+    // A variable that is not a string is refused whatever its text: TypeScript compares with `===`.
+    let env_check = match &raw.env_check_shown {
+        Some(shown) => Err(env_check_refusal(shown)),
+        None => parse_pack_env_check(raw.env_check.as_deref()),
+    }
+    .map_err(|m| problems.push(m))
+    .ok();
+    let env_filter = match &raw.env_filter_shown {
+        Some(shown) => Err(env_filter_refusal(shown)),
+        None => parse_pack_env_filter(raw.env_filter.as_deref()),
+    }
+    .map_err(|m| problems.push(m))
+    .ok();
     match (token, env_check, env_filter) {
         (Some(token), Some(env_check), Some(env_filter)) if problems.is_empty() => {
             Ok(ServiceSettings {
@@ -159,6 +177,7 @@ mod tests {
             max_concurrency: Some("0".into()),
             env_check: Some("loose".into()),
             env_filter: Some("no".into()),
+            ..RawConfig::default()
         };
         assert_eq!(
             read_settings(&all).unwrap_err(),
@@ -186,5 +205,54 @@ mod tests {
         assert_eq!(settings.env_check, PackEnvCheck::Strict);
         assert_eq!(settings.env_filter, PackEnvFilter::On);
         assert_eq!(read_settings(&raw(Some("t"))).unwrap().port, 8080);
+    }
+
+    #[test]
+    fn values_that_are_not_strings_are_told_as_shown() {
+        let mut other = raw(Some("t"));
+        // Number(NaN) is refused and JSON.stringify(NaN) is `null`.
+        other.port = Some("NaN".into());
+        other.port_shown = Some("null".into());
+        // Refused whatever their text: TypeScript compares the value with `===`.
+        other.env_check = Some("warn".into());
+        other.env_check_shown = Some("warn".into());
+        other.env_filter_shown = Some(String::new());
+        assert_eq!(
+            read_settings(&other).unwrap_err(),
+            vec![
+                "PORT must be a port number, got null",
+                "KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not \"warn\"",
+                "KINDGI_PACK_ENV_FILTER must be `on` or `off`, not \"\"",
+            ]
+        );
+        // A value that is a valid port needs no problem, whatever it shows as.
+        let mut good = raw(Some("t"));
+        good.port = Some("1".into());
+        good.port_shown = Some("true".into());
+        assert_eq!(read_settings(&good).unwrap().port, 1);
+    }
+
+    #[test]
+    fn a_refused_setting_reads_the_same_whether_a_string_or_not() {
+        for text in ["loose", "5", "a\0b"] {
+            let mut string = raw(Some("t"));
+            string.env_check = Some(text.into());
+            string.env_filter = Some(text.into());
+            let mut other = raw(Some("t"));
+            other.env_check_shown = Some(text.into());
+            other.env_filter_shown = Some(text.into());
+            assert_eq!(read_settings(&string), read_settings(&other), "{text:?}");
+        }
+        // A string holding NUL is printed as it is, escaped where JSON escapes it.
+        let mut nul = raw(Some("t"));
+        nul.port = Some("80\0".into());
+        nul.env_check = Some("warn\0".into());
+        assert_eq!(
+            read_settings(&nul).unwrap_err(),
+            vec![
+                "PORT must be a port number, got \"80\\u0000\"",
+                "KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not \"warn\0\"",
+            ]
+        );
     }
 }
