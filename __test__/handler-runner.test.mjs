@@ -1692,6 +1692,157 @@ test("runCheck: a config getter the config schema reads rejects, as TypeScript's
 });
 
 // ---------------------------------------------------------------------------------------------
+// Validation that throws: TypeScript's runner calls Ajv's validate outside any try (and clones
+// the input with structuredClone before it), so whatever those throw rejects the call's promise
+// (its service answers 500 with the message). handler-runner.ts, runHandler and runCheck.
+// ---------------------------------------------------------------------------------------------
+
+/** Schemas Ajv's generated code recurses on forever, whatever the (acyclic) value. */
+const FOREVER_SCHEMAS = [
+  ['a root $ref to itself', { $ref: '#' }, {}],
+  ['a $ref to itself beside a type', { type: 'object', $ref: '#' }, { message: 'x' }],
+  ['allOf through the root', { allOf: [{ $ref: '#' }] }, 1],
+  ['not through the root', { not: { $ref: '#' } }, 'x'],
+  ['a $dynamicRef to its own anchor', { $dynamicAnchor: 'n', $dynamicRef: '#n' }, [1]],
+];
+
+/** What Ajv's validate throws on `side`, as `{ name, message }` (the oracle must throw). */
+function ajvThrow(schema, side, value) {
+  const { validate, error } = ajvCompile(schema, side);
+  if (error) throw new Error(`oracle: Ajv refuses the test schema ${JSON.stringify(schema)}: ${error.message}`);
+  try {
+    validate(side === 'input' ? structuredClone(value) : value);
+  } catch (cause) {
+    return { name: cause.name, message: cause.message };
+  }
+  assert.fail(`oracle: Ajv's validate does not throw on ${JSON.stringify(schema)}`);
+}
+
+/** A settled promise as `{ resolved }` or `{ rejected: { name, message } }`. */
+const settled = (promise) =>
+  promise.then(
+    (resolved) => ({ resolved }),
+    (cause) => ({ rejected: { name: cause?.name, message: cause?.message } }),
+  );
+
+test('compileSchema: a schema that recurses forever throws from validate as Ajv does, on both sides', () => {
+  for (const side of ['input', 'output']) {
+    for (const [label, schema, value] of FOREVER_SCHEMAS) {
+      const expected = ajvThrow(schema, side, value);
+      let got;
+      try {
+        got = { returned: compileSchema(schema, side).validate(value) };
+      } catch (cause) {
+        got = { name: cause.name, message: cause.message };
+      }
+      assert.deepStrictEqual(got, expected, `${side}: ${label}`);
+    }
+  }
+});
+
+test('runHandler rejects as TypeScript does when the input schema recurses forever, before importing the module', async () => {
+  for (const [label, inputSchema, input] of FOREVER_SCHEMAS) {
+    const { importer, calls } = recordingImporter(echo);
+    const outcome = await settled(runHandler({ tool: tool({ inputSchema, outputSchema: {} }), input, ctx: ctx(), importHandler: importer }));
+    assert.deepStrictEqual(outcome, { rejected: ajvThrow(inputSchema, 'input', input) }, label);
+    assert.deepStrictEqual(calls, [], `${label}: the module is not imported`);
+  }
+});
+
+test('runHandler rejects as TypeScript does when the output schema recurses forever, after the handler ran', async () => {
+  for (const [label, outputSchema, output] of FOREVER_SCHEMAS) {
+    let ran = 0;
+    const outcome = await settled(
+      runHandler({
+        tool: tool({ inputSchema: {}, outputSchema }),
+        input: { message: 'x' },
+        ctx: ctx(),
+        importHandler: wrap(() => {
+          ran += 1;
+          return output;
+        }),
+      }),
+    );
+    assert.deepStrictEqual(outcome, { rejected: ajvThrow(outputSchema, 'output', output) }, label);
+    assert.equal(ran, 1, label);
+  }
+});
+
+test('runCheck rejects as TypeScript does when the config schema recurses forever, before importing the module', async () => {
+  for (const [label, configSchema, config] of FOREVER_SCHEMAS) {
+    const { importer, calls } = recordingImporter({ evaluate: () => 'ran' });
+    const outcome = await settled(runCheck({ check: { ...CHECK, configSchema }, config, trace: [], importCheck: importer }));
+    assert.deepStrictEqual(outcome, { rejected: ajvThrow(configSchema, 'output', config) }, label);
+    assert.deepStrictEqual(calls, [], `${label}: the module is not imported`);
+  }
+});
+
+test("runHandler clones the input before validating it, as TypeScript does: what structuredClone refuses rejects", async () => {
+  const cloneThrow = (value) => {
+    try {
+      structuredClone(value);
+    } catch (cause) {
+      return { name: cause.name, message: cause.message };
+    }
+    assert.fail('oracle: structuredClone takes the value');
+  };
+  const inputs = [
+    // The schema would refuse the extra member; the clone refuses the function first.
+    ['a function member', ECHO_IN, () => ({ message: 'x', call() {} })],
+    // A getter the schema never reads (an always-valid property): the clone reads it.
+    ['a getter that throws', { type: 'object', properties: { g: {} } }, () => ({ get g() { throw new Error('input boom'); } })],
+    ['a symbol', {}, () => Symbol('s')],
+  ];
+  for (const [label, inputSchema, make] of inputs) {
+    const { importer, calls } = recordingImporter(echo);
+    const outcome = await settled(runHandler({ tool: tool({ inputSchema, outputSchema: {} }), input: make(), ctx: ctx(), importHandler: importer }));
+    assert.deepStrictEqual(outcome, { rejected: cloneThrow(make()) }, label);
+    assert.deepStrictEqual(calls, [], `${label}: the module is not imported`);
+  }
+});
+
+test('the handler gets the validated clone: getters read once into data, defaults filled, the caller untouched', async () => {
+  let reads = 0;
+  const input = {
+    get message() {
+      reads += 1;
+      return 'hi';
+    },
+  };
+  const schema = { type: 'object', properties: { message: { type: 'string' }, n: { type: 'integer', default: 2 } }, required: ['message'] };
+  let received;
+  const outcome = await runHandler({
+    tool: tool({ inputSchema: schema, outputSchema: {} }),
+    input,
+    ctx: ctx(),
+    importHandler: wrap((value) => {
+      received = value;
+      return 'ok';
+    }),
+  });
+  assert.deepStrictEqual(outcome, { kind: 'ok', value: 'ok' });
+  assert.deepStrictEqual(received, { message: 'hi', n: 2 });
+  assert.deepStrictEqual(Object.getOwnPropertyDescriptor(received, 'message'), { value: 'hi', writable: true, enumerable: true, configurable: true });
+  assert.equal(reads, 1, 'the getter is read once, by the clone');
+  assert.equal('n' in input, false);
+});
+
+// DOCUMENTED KNOWN DIFFERENCE (README): a cyclic input cannot cross to the native validator as
+// JSON. TypeScript validates the clone (and rejects only where its schema recurses into the
+// cycle); runHandler answers input-validation-failed, naming the cause, and never runs the handler.
+test('runHandler refuses a cyclic input it cannot validate, without rejecting', async () => {
+  const cyclic = { message: 'x' };
+  cyclic.self = cyclic;
+  const { importer, calls } = recordingImporter(echo);
+  const outcome = await runHandler({ tool: tool({ inputSchema: { type: 'object' } }), input: cyclic, ctx: ctx(), importHandler: importer });
+  assert.equal(outcome.kind, 'err');
+  assert.equal(outcome.error.code, 'input-validation-failed');
+  assert.match(outcome.error.message, /^Tool "test\.echo" input cannot be validated: Error: The value cannot be written as JSON: Converting circular structure/);
+  assert.equal(outcome.error.cause.name, 'Error');
+  assert.deepStrictEqual(calls, []);
+});
+
+// ---------------------------------------------------------------------------------------------
 // Lone surrogates (a string cut between the halves of a pair) validate as Ajv validates them
 // ---------------------------------------------------------------------------------------------
 

@@ -201,6 +201,58 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
   }
 });
 
+test('what the runner throws escapes its call: a 500 and no call record, as in TypeScript', async () => {
+  // TypeScript's runner throws (Ajv overflowing its stack, a getter Ajv reads); its service's
+  // request handler answers 500 with the message, before the call is logged. An output JSON
+  // cannot write fails later, once the call is logged.
+  const escapes = {
+    v: 1,
+    packId: 'escapes',
+    artifactVersion: 'a',
+    tools: [
+      { id: 'input-recursion', modulePath: 'echo.mjs', input: { $ref: '#' }, output: {} },
+      { id: 'output-recursion', modulePath: 'echo.mjs', input: { type: 'object' }, output: { $ref: '#' } },
+      { id: 'getter-required', modulePath: 'getter-required.mjs', input: { type: 'object' }, output: outputs['getter-required.mjs'] },
+      { id: 'bigint', modulePath: 'bigint.mjs', input: { type: 'object' }, output: { type: 'object' } },
+    ],
+    guardrails: [{ checkId: 'config-recursion', checkModulePath: 'check.mjs', configSchema: { $ref: '#' } }],
+  };
+  const events = [];
+  const service = createPackService({
+    index: escapes,
+    resolveModule: (p) => p,
+    token: TOKEN,
+    env: {},
+    logger: (e) => events.push(e),
+    importModule: async (p) => (p === 'check.mjs' ? { default: () => ({ ok: true }) } : modules[p]),
+  });
+  assert.deepEqual(await service.prewarm(), []);
+  const port = await service.listen(0, '127.0.0.1');
+  const post = async (message) => {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN },
+      body: JSON.stringify(message),
+    });
+    return { status: res.status, text: await res.text(), duration: res.headers.get('kindgi-duration-ms') };
+  };
+  try {
+    const overflow = { status: 500, text: '{"error":"Maximum call stack size exceeded"}', duration: null };
+    for (const id of ['input-recursion', 'output-recursion']) {
+      assert.deepEqual(await post({ v: 2, kind: 'invoke', tool: { id }, input: {}, ctx }), overflow, id);
+    }
+    const check = { v: 2, kind: 'check-invoke', check: { id: 'config-recursion' }, config: {}, trace: { runId: 'r', tenantId: 't', output: 'x', toolCalls: [], toolResults: [], modelCalls: [], mode: 'runtime' } };
+    assert.deepEqual(await post(check), overflow);
+    assert.deepEqual(await post({ v: 2, kind: 'invoke', tool: { id: 'getter-required' }, input: {}, ctx }), { status: 500, text: '{"error":"getter boom"}', duration: null });
+    assert.equal(events.filter((e) => e.kind === 'call').length, 0);
+    assert.equal((await post({ v: 2, kind: 'invoke', tool: { id: 'bigint' }, input: {}, ctx })).status, 500);
+    await until(() => events.some((e) => e.kind === 'call'));
+    assert.deepEqual(events.filter((e) => e.kind === 'call').map((e) => [e.id, e.outcome]), [['bigint', 'ok']]);
+  } finally {
+    await service.stop(100);
+  }
+});
+
 test('malformed bodies, floods and half-sent requests leave the service answering', async () => {
   const { service, port, post } = await start();
   try {

@@ -61,6 +61,7 @@ const cases = [
   ['a null output schema', { input: OBJECT, output: null, module: 'echo.mjs' }, {}],
   ['an output schema Ajv refuses', { input: OBJECT, output: { properties: { a: { minLength: 1 } } }, module: 'echo.mjs' }, {}],
   ['a schema that recurses forever', { input: { $ref: '#' }, output: OBJECT, module: 'echo.mjs' }, {}],
+  ['an output schema that recurses forever', { input: OBJECT, output: { $ref: '#' }, module: 'echo.mjs' }, {}],
   ['output that fails', { input: OBJECT, output: { type: 'object', required: ['missing'] }, module: 'echo.mjs' }, { text: 'x' }],
   ['an undefined member under additionalProperties', { input: OBJECT, output: { type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: false }, module: 'undefined-member.mjs' }, {}],
   ['NaN and a Date', { input: OBJECT, output: { type: 'object', properties: { n: { type: 'number' } } }, module: 'nan.mjs' }, {}],
@@ -125,13 +126,15 @@ test('every tool case answers as the handler runner does', async () => {
       });
       const text = await res.text();
       const got = { status: res.status, body: JSON.parse(text) };
+      // What the runner throws escapes the TypeScript service's call: a 500 with its message.
       const ran = await runHandler({
         tool: { id, modulePath: tool.module, inputSchema: tool.input, outputSchema: tool.output },
         input: structuredClone(input),
         ctx,
         importHandler: importModule,
-      });
-      assert.deepEqual(withoutStack(got), withoutStack(expected(id, ran)), name);
+      }).catch((thrown) => ({ kind: 'threw', thrown }));
+      const want = ran.kind === 'threw' ? { status: 500, body: { error: ran.thrown.message } } : expected(id, ran);
+      assert.deepEqual(withoutStack(got), withoutStack(want), name);
       // A result is the bytes JSON.stringify writes for the runner's output, key order included.
       if (ran.kind === 'ok' && got.status === 200) {
         assert.equal(text, JSON.stringify({ v: 2, kind: 'result', output: ran.value }), name);

@@ -81,10 +81,18 @@ export interface RunCheckOptions {
   readonly importCheck?: (modulePath: string) => CheckModule | Promise<CheckModule>;
 }
 
-/** Runs one tool call: input checked (defaults filled), handler called, output checked. Never rejects. */
+/**
+ * Runs one tool call: input checked (defaults filled), handler called, output checked. Every
+ * failure is a `HandlerError`, except where TypeScript's runner rejects too: an input
+ * `structuredClone` refuses, or a validation that throws (a getter the schema reads throws, or
+ * the schema recurses on the value forever: `RangeError: Maximum call stack size exceeded`).
+ */
 export declare function runHandler(options: RunHandlerOptions): Promise<Result<unknown, HandlerError>>;
 
-/** Runs one guardrail check: config checked as sent, `evaluate(config, trace, { abortSignal? })`. Never rejects. */
+/**
+ * Runs one guardrail check: config checked as sent, `evaluate(config, trace, { abortSignal? })`.
+ * Every failure is a `HandlerError`, except a config validation that throws (as for `runHandler`).
+ */
 export declare function runCheck(options: RunCheckOptions): Promise<Result<unknown, HandlerError>>;
 
 /** A throw as the wire carries it: `{ name, message, stack }` for an Error, JSON-safe otherwise. */

@@ -117,15 +117,20 @@ export async function runHandler(options) {
 
   const input_ = compileOrFail(tool.inputSchema, 'input', 'input-validation-failed', `Tool "${tool.id}" input`, tool.id);
   if (input_.failure) return input_.failure;
+  // TypeScript validates a structured clone, made outside any try: what the clone refuses (a
+  // function, a getter that throws) rejects, as does what Ajv's validate throws (below).
+  const copy = structuredClone(input);
   let checked;
   try {
-    checked = input_.validator.validate(input);
+    checked = validateReading(input_.validator, copy, true);
   } catch (cause) {
+    // A value JSON cannot hold (a cycle): refused here (see the README's known differences).
     return fail('input-validation-failed', `Tool "${tool.id}" input cannot be validated: ${describeThrow(cause)}`, {
       toolId: tool.id,
       cause: serializeCause(cause),
     });
   }
+  if (checked.threw) throw checked.cause;
   if (!checked.valid) {
     return fail('input-validation-failed', `Tool "${tool.id}" input failed validation`, {
       toolId: tool.id,
@@ -189,8 +194,8 @@ export async function runHandler(options) {
       cause: serializeCause(cause),
     });
   }
-  // Ajv read a member whose getter throws: its validate throws, and so TypeScript's runHandler
-  // rejects (its service answers 500 with the message).
+  // Ajv read a member whose getter throws, or recursed forever: its validate throws, and so
+  // TypeScript's runHandler rejects (its service answers 500 with the message).
   if (produced.threw) throw produced.cause;
   if (!produced.valid) {
     return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that failed validation`, {
@@ -235,7 +240,8 @@ export async function runCheck(options) {
         cause: serializeCause(cause),
       });
     }
-    // As for a tool's output: Ajv's validate throws, and TypeScript's runCheck rejects.
+    // As for a tool's output (a getter Ajv reads, a schema that recurses forever): Ajv's
+    // validate throws, and TypeScript's runCheck rejects.
     if (checked.threw) throw checked.cause;
     if (!checked.valid) {
       return fail('input-validation-failed', `Check "${check.id}" config failed validation${describeFirstIssue(checked.issues)}`, {

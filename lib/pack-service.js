@@ -549,9 +549,10 @@ export function createPackService(options) {
     service.settle(id, text, outcome, honouredAbort(call, response), undefined);
   }
 
+  /** What the TypeScript runner throws escapes its service's call: a 500, and no call record. */
   function fail(id, cause) {
     calls.delete(id);
-    service.settle(id, '', 'ok', false, describeCause(cause));
+    service.escape(id, describeCause(cause));
   }
 
   // Resolves when the warm-up call (id 0, no pack code) has gone through the whole JS path.

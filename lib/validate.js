@@ -230,8 +230,9 @@ class Validator {
   [JUDGE](text, reads) {
     const result = this.#native.validateJson(text);
     if (result === null) return { kind: 'valid' };
-    // Ajv's generated code overflows the stack on a schema that recurses on a value forever.
-    if (result === 'r') throw new RangeError('Maximum call stack size exceeded');
+    // Ajv's generated code overflows the stack on a schema that recurses on a value forever:
+    // its validate throws this, as it throws what a getter it reads throws.
+    if (result === 'r') return { kind: 'threw', cause: new RangeError('Maximum call stack size exceeded') };
     const parsed = JSON.parse(result.slice(1));
     if (result[0] === 't') return { kind: 'threw', cause: reads[parsed] };
     if (result[0] === 'i') return { kind: 'invalid', issues: parsed };
@@ -241,10 +242,11 @@ class Validator {
 
 /**
  * `validator.validate(value)`, but `{ threw: true, cause }` where Ajv's validate would throw
- * `cause` (its code read a member whose getter throws), for a caller that must tell that throw
- * from the validator's own.
+ * `cause` (its code read a member whose getter throws, or it recursed forever), for a caller
+ * that must tell that throw from the validator's own (a value that cannot cross, such as a
+ * cycle). `owned`: `value` is the caller's own copy, and the defaults go into it, not a clone.
  */
-export function validateReading(validator, value) {
+export function validateReading(validator, value, owned = false) {
   const text = valueText(value);
   const judged = validator[JUDGE](text, thrown);
   switch (judged.kind) {
@@ -259,7 +261,7 @@ export function validateReading(validator, value) {
   }
   // Valid on the input side: the defaults go into a structured clone, as the TypeScript
   // runner validates `structuredClone(input)`.
-  const copy = structuredClone(value);
+  const copy = owned ? value : structuredClone(value);
   if (judged.defaults.length > 0 && (copy === null || typeof copy !== 'object')) return { valid: true, value: copy };
   fillDefaults(copy, judged.defaults);
   return { valid: true, value: copy };

@@ -68,7 +68,7 @@ impl ToNapiValue for DispatchTarget {
                     runner.finish(
                         *id,
                         Settled {
-                            answer: Answer::Refused(Reply::overloaded()),
+                            answer: Answer::Transport(Reply::overloaded()),
                             honoured_abort: true,
                         },
                     );
@@ -262,7 +262,7 @@ fn default_deadline_ms(ms: f64) -> u64 {
 /// provably never ran, so it is refused as a draining service refuses calls (503, to retry).
 fn stopped() -> Settled {
     Settled {
-        answer: Answer::Refused(NotReady::Draining.reply()),
+        answer: Answer::Transport(NotReady::Draining.reply()),
         honoured_abort: true,
     }
 }
@@ -593,6 +593,20 @@ impl NativePackService {
             Settled {
                 answer,
                 honoured_abort,
+            },
+        )
+    }
+
+    /// Ends call `id` as TypeScript's service ends a call whose runner threw (a getter Ajv
+    /// reads, a schema that recurses forever): the throw escapes the call, which is answered
+    /// 500 with `message` and not recorded. Returns false when the call is gone.
+    #[napi]
+    pub fn escape(&self, id: u32, message: String) -> bool {
+        self.finish(
+            id,
+            Settled {
+                answer: Answer::Transport(Reply::error(500, &message)),
+                honoured_abort: false,
             },
         )
     }

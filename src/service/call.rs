@@ -135,9 +135,11 @@ pub enum Answer {
     Failed(String),
     /// A tool handler's output, not yet checked against the tool's output schema.
     Output(ToolOutput),
-    /// Refused before pack code started (the cap reached as it was to start, or the service
-    /// stopped): a transport answer such as 503 `overloaded`, and no call record.
-    Refused(Reply),
+    /// A transport answer and no call record: refused before pack code started (503
+    /// `overloaded` when the cap was reached as it was to start, `draining` once the service
+    /// stopped), or a failure TypeScript's service lets escape the call (500, when validation
+    /// throws on a schema that recurses forever).
+    Transport(Reply),
 }
 
 /// What a tool handler returned, as JSON text.
@@ -160,7 +162,7 @@ impl Answer {
             Answer::Message(_) | Answer::Failed(_) | Answer::Output(_) => "ok",
             Answer::Error(error) => error.code.as_str(),
             Answer::ErrorJson { code, .. } => code.as_str(),
-            Answer::Refused(_) => "refused",
+            Answer::Transport(_) => "refused",
         }
     }
 }
@@ -181,7 +183,7 @@ pub trait Runner: Send + Sync + 'static {
     fn run(&self, call: Call, abort: CallAbort) -> RunFuture;
 
     /// Whether pack code starts some time after `run` (queued for another thread): the runner
-    /// then asks `call.start` when it does, and answers [`Answer::Refused`] when refused.
+    /// then asks `call.start` when it does, and answers [`Answer::Transport`] when refused.
     /// Otherwise the service asks before it calls `run`.
     fn queues_calls(&self) -> bool {
         false

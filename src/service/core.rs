@@ -19,7 +19,7 @@ use crate::service::http::{
 };
 use crate::service::large_body::{LargeBodies, Turn};
 use crate::service::start_gate::{Start, StartGate};
-use crate::service::tool_io::{check_input, check_output, result_message};
+use crate::service::tool_io::{check_input, check_output, result_message, Rejected};
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -337,8 +337,9 @@ impl PackService {
                 .await
             }
         };
-        // Refused before its pack code started: no call to record, as in TypeScript.
-        if let Answer::Refused(reply) = answer {
+        // Refused before its pack code started, or failed where TypeScript's call throws: no
+        // call to record, as in TypeScript.
+        if let Answer::Transport(reply) = answer {
             return Outcome::Reply(reply);
         }
         self.reporter.report(ServiceEvent::Call {
@@ -361,7 +362,7 @@ impl PackService {
                 500,
                 "The runner answered a check with a tool's output",
             )),
-            Answer::Refused(reply) => Outcome::Reply(reply),
+            Answer::Transport(reply) => Outcome::Reply(reply),
         }
     }
 
@@ -400,7 +401,10 @@ impl PackService {
                         );
                         filled
                     }),
-                    Err(refused) => return Answer::Error(*refused),
+                    Err(Rejected::Message(refused)) => return Answer::Error(*refused),
+                    Err(Rejected::Threw(message)) => {
+                        return Answer::Transport(Reply::error(500, message))
+                    }
                 }
             }
         };
@@ -421,7 +425,8 @@ impl PackService {
                 match check_output(&tool.output, &output.marked, &tool.id) {
                     // Its issues may name what the output or the schema held: written back as
                     // they were.
-                    Err(refused)
+                    Err(Rejected::Threw(message)) => Answer::Transport(Reply::error(500, message)),
+                    Err(Rejected::Message(refused))
                         if has_lone_surrogates(&output.marked)
                             || self.catalog.lone_surrogates() =>
                     {
@@ -430,7 +435,7 @@ impl PackService {
                             json: restore_lone_surrogates(&refused.to_json()).into_owned(),
                         }
                     }
-                    Err(refused) => Answer::Error(*refused),
+                    Err(Rejected::Message(refused)) => Answer::Error(*refused),
                     Ok(()) => match output {
                         ToolOutput {
                             unwritable: Some(reason),
@@ -472,7 +477,7 @@ impl PackService {
         bindings: Option<Arc<Map<String, Value>>>,
     ) -> Answer {
         if !self.runner.queues_calls() && call.start.start() == Start::Overloaded {
-            return Answer::Refused(Reply::overloaded());
+            return Answer::Transport(Reply::overloaded());
         }
         let abort = CallAbort::new();
         let word = call.target.word();

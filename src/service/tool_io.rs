@@ -52,6 +52,16 @@ fn tool_error(code: PackErrorCode, message: String, tool_id: &str) -> Box<PackEr
     error
 }
 
+/// Why one side of a call is not passed on.
+#[derive(Debug, PartialEq)]
+pub enum Rejected {
+    /// The protocol's answer: `input-validation-failed` or `output-validation-failed`.
+    Message(Box<PackErrorMessage>),
+    /// Validation threw, as Ajv's generated code does on a schema that recurses forever: the
+    /// TypeScript runner rejects, and its service answers 500 with this message.
+    Threw(&'static str),
+}
+
 fn issues(list: &[Issue]) -> Vec<Value> {
     list.iter().map(Issue::to_value).collect()
 }
@@ -71,7 +81,7 @@ fn check(
     value: &mut Value,
     side: &Judged,
     tool_id: &str,
-) -> Result<Vec<DefaultApplied>, Box<PackErrorMessage>> {
+) -> Result<Vec<DefaultApplied>, Rejected> {
     let Judged {
         code,
         schema_of,
@@ -87,25 +97,16 @@ fn check(
                 tool_id,
             );
             error.cause = Some(error_cause(refused.name, &refused.message));
-            return Err(error);
+            return Err(Rejected::Message(error));
         }
     };
     match validator.validate_recording_defaults(value) {
         Ok(defaults) => Ok(defaults),
-        Err(Invalid::Recursion) => {
-            let (name, message) = ("RangeError", "Maximum call stack size exceeded");
-            let mut error = tool_error(
-                code,
-                format!("{subject} cannot be validated: {name}: {message}"),
-                tool_id,
-            );
-            error.cause = Some(error_cause(name, message));
-            Err(error)
-        }
+        Err(Invalid::Recursion) => Err(Rejected::Threw("Maximum call stack size exceeded")),
         Err(Invalid::Issues(found)) => {
             let mut error = tool_error(code, format!("{subject} failed validation"), tool_id);
             error.issues = Some(issues(&found));
-            Err(error)
+            Err(Rejected::Message(error))
         }
     }
 }
@@ -124,7 +125,7 @@ pub fn check_input(
     schema: &CompiledSchema,
     input: &Value,
     tool_id: &str,
-) -> Result<Option<FilledInput>, Box<PackErrorMessage>> {
+) -> Result<Option<FilledInput>, Rejected> {
     let mut value = input.clone();
     let side = Judged {
         code: PackErrorCode::InputValidationFailed,
@@ -144,7 +145,7 @@ pub fn check_output(
     schema: &CompiledSchema,
     marked_output: &str,
     tool_id: &str,
-) -> Result<(), Box<PackErrorMessage>> {
+) -> Result<(), Rejected> {
     let side = Judged {
         code: PackErrorCode::OutputValidationFailed,
         schema_of: format!("Tool \"{tool_id}\" output"),
@@ -158,7 +159,7 @@ pub fn check_output(
             tool_id,
         );
         error.cause = Some(error_cause("Error", &message));
-        error
+        Rejected::Message(error)
     })?;
     check(schema, &mut value, &side, tool_id).map(|_| ())
 }
@@ -176,6 +177,13 @@ mod tests {
         CompiledSchema::compile(Some(&schema), side)
     }
 
+    fn message<T: std::fmt::Debug>(checked: Result<T, Rejected>) -> Box<PackErrorMessage> {
+        match checked {
+            Err(Rejected::Message(message)) => message,
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
     #[test]
     fn input_defaults_issues_and_compile_failures() {
         let schema = compiled(
@@ -190,11 +198,11 @@ mod tests {
             }))
         );
         assert_eq!(check_input(&schema, &json!({"n": 1}), "t"), Ok(None));
-        let refused = check_input(&schema, &json!({"n": "x"}), "t").unwrap_err();
+        let refused = message(check_input(&schema, &json!({"n": "x"}), "t"));
         assert_eq!(refused.message, "Tool \"t\" input failed validation");
         assert_eq!(refused.issues.map(|i| i.len()), Some(1));
         let absent = CompiledSchema::compile(None, Side::Input);
-        let refused = check_input(&absent, &json!({}), "t").unwrap_err();
+        let refused = message(check_input(&absent, &json!({}), "t"));
         assert_eq!(
             refused.to_json(),
             r#"{"v":2,"kind":"error","code":"input-validation-failed","message":"Tool \"t\" input schema failed to compile: Error: schema must be object or boolean","toolId":"t","cause":{"name":"Error","message":"schema must be object or boolean","stack":"Error: schema must be object or boolean"}}"#
@@ -208,21 +216,25 @@ mod tests {
             Side::Output,
         );
         assert_eq!(check_output(&schema, "{}", "t"), Ok(()));
-        let refused = check_output(&schema, r#"{"a":{"\u0000js":"undefined"}}"#, "t").unwrap_err();
+        let refused = message(check_output(
+            &schema,
+            r#"{"a":{"\u0000js":"undefined"}}"#,
+            "t",
+        ));
         assert_eq!(
             refused.message,
             "Tool \"t\" handler produced output that failed validation"
         );
         let absent = CompiledSchema::compile(None, Side::Output);
         assert_eq!(
-            check_output(&absent, "{}", "t").unwrap_err().message,
+            message(check_output(&absent, "{}", "t")).message,
             "Tool \"t\" output schema failed to compile: Error: schema must be object or boolean"
         );
+        // Ajv's code overflows its stack: thrown, not answered with a message.
         let recursive = compiled(json!({"$ref": "#"}), Side::Output);
-        let refused = check_output(&recursive, "{}", "t").unwrap_err();
         assert_eq!(
-            refused.message,
-            "Tool \"t\" handler produced output that cannot be validated: RangeError: Maximum call stack size exceeded"
+            check_output(&recursive, "{}", "t"),
+            Err(Rejected::Threw("Maximum call stack size exceeded"))
         );
     }
 }
