@@ -64,16 +64,34 @@ function bytesText(body) {
   return undefined;
 }
 
+/** The call's fields that go as headers, in the order the TypeScript relay gives fetch them. */
+const HEADER_FIELDS = [
+  ['timeoutMs', 'kindgi-timeout-ms'],
+  ['runId', 'kindgi-run-id'],
+  ['requestId', 'kindgi-request-id'],
+  ['protocol', 'kindgi-protocol'],
+  ['traceparent', 'traceparent'],
+  ['tenantId', 'kindgi-tenant-id'],
+];
+
 /**
- * A relay call as the native relay takes it, its fields taken as the TypeScript relay's `fetch`
- * takes them (ids by `String()`, the deadline by `Number()`, bytes as UTF-8). A common call (an
- * invoke with a string or bytes body, an info without one) is read here; any other goes through
- * fetch's own `Request`, which throws where fetch would.
+ * A header value fetch sends as it is: no white space at either end (fetch trims it), and
+ * only tab, printable ASCII and U+0080–U+00FF (fetch refuses CR, LF, NUL and anything above
+ * U+00FF; undici any other control character).
+ */
+const PLAIN_HEADER = /^(?:[!-~\x80-\xff](?:[\t -~\x80-\xff]*[!-~\x80-\xff])?)?$/;
+
+/**
+ * A relay call as the native relay takes it, its fields as the TypeScript relay's `fetch`
+ * sends them: the deadline as `String()` of it (`null` goes as `null`), the other headers as
+ * fetch's text of them, bytes as UTF-8. A common call (an invoke with a string or bytes body,
+ * an info without one, headers that are numbers or plain strings) is read here; any other goes
+ * through fetch's own `Request`, which throws where fetch would and gives its header values.
  */
 function relayCall(call) {
-  const route = call?.route;
-  const body = call?.body;
-  const signal = call?.signal;
+  const route = call.route;
+  const body = call.body;
+  const signal = call.signal;
   const text =
     body === undefined || typeof body === 'string' ? body : route === 'invoke' ? bytesText(body) : undefined;
   if (
@@ -81,60 +99,66 @@ function relayCall(call) {
     (text !== undefined || body === undefined) &&
     (signal === undefined || signal === null || signal instanceof AbortSignal)
   ) {
-    try {
-      return fields(call, route, text);
-    } catch {
-      // A field that cannot be read: in fetch's words, below.
-    }
+    const headers = plainHeaders(call);
+    if (headers !== undefined) return { route, ...(text !== undefined && { body: text }), ...headers };
   }
   return fetchedCall(call);
 }
 
-/** The rest of a relay call's fields, for a route and body already read. */
-function fields(call, route, body) {
-  return {
-    route,
-    ...(body !== undefined && { body }),
-    ...(call?.timeoutMs !== undefined && { timeoutMs: Number(call.timeoutMs) }),
-    ...(call?.runId !== undefined && { runId: String(call.runId) }),
-    ...(call?.requestId !== undefined && { requestId: String(call.requestId) }),
-    ...(call?.protocol !== undefined && { protocol: String(call.protocol) }),
-    ...(call?.traceparent !== undefined && { traceparent: String(call.traceparent) }),
-    ...(call?.tenantId !== undefined && { tenantId: String(call.tenantId) }),
-  };
+/** The call's header fields, when each is absent, a number or a string fetch sends unchanged. */
+function plainHeaders(call) {
+  const headers = {};
+  for (const [field] of HEADER_FIELDS) {
+    const value = call[field];
+    if (value === undefined) continue;
+    const text = typeof value === 'number' ? String(value) : value;
+    if (typeof text !== 'string' || !PLAIN_HEADER.test(text)) return undefined;
+    headers[field] = text;
+  }
+  return headers;
 }
 
 /**
  * An uncommon relay call, read by the `Request` the TypeScript relay's fetch makes of it, in
- * its order: the URL (`/v1/${route}`, GET unless the route is `invoke`), the headers, then the
- * Request, which refuses a GET with a body, a body it cannot send and a signal that is not an
- * AbortSignal. Another route goes as the path fetch would request; another body as fetch's text.
+ * its order: the URL (`/v1/${route}`, GET unless the route is `invoke`), the headers (a value
+ * above U+00FF, or with CR, LF or NUL, refused in fetch's words; white space at either end
+ * trimmed), then the body and signal, refusing a GET with a body, a body it cannot send and a
+ * signal that is not an AbortSignal. Another route goes as the path fetch would request;
+ * another body as fetch's text.
  */
 async function fetchedCall(call) {
-  const url = `http://${DEFAULT_HOST}/v1/${call?.route}`;
-  const invoke = call?.route === 'invoke';
-  const body = call?.body;
+  const url = `http://${DEFAULT_HOST}/v1/${call.route}`;
+  const invoke = call.route === 'invoke';
+  const body = call.body;
+  const timeoutMs = call.timeoutMs;
   const request = new Request(url, {
     method: invoke ? 'POST' : 'GET',
     headers: {
       'kindgi-pack-token': 'token',
       ...(body !== undefined && { 'content-type': 'application/json' }),
-      ...(call?.timeoutMs !== undefined && { 'kindgi-timeout-ms': String(call.timeoutMs) }),
-      ...(call?.runId !== undefined && { 'kindgi-run-id': call.runId }),
-      ...(call?.requestId !== undefined && { 'kindgi-request-id': call.requestId }),
-      ...(call?.protocol !== undefined && { 'kindgi-protocol': call.protocol }),
-      ...(call?.traceparent !== undefined && { traceparent: call.traceparent }),
-      ...(call?.tenantId !== undefined && { 'kindgi-tenant-id': call.tenantId }),
+      ...(timeoutMs !== undefined && { 'kindgi-timeout-ms': String(timeoutMs) }),
+      ...Object.fromEntries(
+        HEADER_FIELDS.slice(1)
+          .map(([field, name]) => [name, call[field]])
+          .filter(([, value]) => value !== undefined),
+      ),
     },
     ...(body !== undefined && { body }),
     // Only to be refused: an AbortSignal is followed by the native call itself.
-    ...(call?.signal != null && !(call.signal instanceof AbortSignal) && { signal: call.signal }),
+    ...(call.signal != null && !(call.signal instanceof AbortSignal) && { signal: call.signal }),
   });
   // The path and query fetch sends (no fragment): only characters a request target may hold.
   const { pathname, search } = new URL(request.url);
   const path = `${pathname}${search}`;
   const text = body === undefined ? undefined : typeof body === 'string' ? body : (bytesText(body) ?? (await request.text()));
-  return fields(call, invoke ? 'invoke' : path === '/v1/info' ? 'info' : path, text);
+  // A value with another control character passes here and fails in the native relay, as
+  // undici fails it (`fetch failed`).
+  const headers = {};
+  for (const [field, name] of HEADER_FIELDS) {
+    const value = request.headers.get(name);
+    if (value !== null) headers[field] = value;
+  }
+  return { route: invoke ? 'invoke' : path === '/v1/info' ? 'info' : path, ...(text !== undefined && { body: text }), ...headers };
 }
 
 function checkCommand(command) {
@@ -222,8 +246,13 @@ export function createPackServiceSupervisor(options) {
   const relay = {
     serving: () => supervisor.serving(),
     async forward(call) {
-      // As TypeScript orders them: no child is `unavailable` even for a caller already gone.
-      if (call?.signal?.aborted) {
+      // As TypeScript orders them: no child is `unavailable` even for a caller already gone, or
+      // with no call; with a child, reading no call's signal throws.
+      if (call === undefined || call === null) {
+        if (!supervisor.serving()) return { kind: 'unavailable', reason: 'no pack service' };
+        throw new TypeError(`Cannot read properties of ${call} (reading 'signal')`);
+      }
+      if (call.signal?.aborted) {
         return supervisor.serving() ? { kind: 'cancelled' } : { kind: 'unavailable', reason: 'no pack service' };
       }
       // Read before the cancel ticket is taken: a call that fails here leaves none behind.
@@ -239,7 +268,7 @@ export function createPackServiceSupervisor(options) {
       }
       const ticket = supervisor.cancelTicket();
       const onAbort = () => supervisor.cancel(ticket);
-      call?.signal?.addEventListener('abort', onAbort, { once: true });
+      call.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const out = await supervisor.forward(native, ticket);
         if (out.kind !== 'answer') return out.kind === 'cancelled' ? { kind: 'cancelled' } : { kind: out.kind, reason: out.reason };
@@ -247,7 +276,7 @@ export function createPackServiceSupervisor(options) {
         for (let i = 0; i < out.headers.length; i += 2) headers[out.headers[i]] = out.headers[i + 1];
         return { kind: 'answer', status: out.status, headers, body: out.body };
       } finally {
-        call?.signal?.removeEventListener('abort', onAbort);
+        call.signal?.removeEventListener('abort', onAbort);
       }
     },
   };

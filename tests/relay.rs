@@ -92,7 +92,7 @@ fn invoke(tool: &str) -> RelayCall {
                    "ctx": {"tenantId": "t", "runId": "r"}})
             .to_string(),
         ),
-        timeout_ms: Some(5000.0),
+        timeout_ms: Some("5000".into()),
         run_id: Some("r".into()),
         request_id: Some("q".into()),
         protocol: Some("2".into()),
@@ -674,13 +674,13 @@ async fn a_child_that_never_answers_fails_the_call_after_its_limit() {
     // A call whose deadline is longer waits for its answer past the default.
     let slow = slow_child(Some(Duration::from_millis(300))).await;
     let call = RelayCall {
-        timeout_ms: Some(2_000.0),
+        timeout_ms: Some("2000".into()),
         ..info()
     };
     assert!(answered(&relay.forward(Some(slow), &call).await));
     // A deadline no Duration holds waits as long as there is, without overflowing.
     let endless = RelayCall {
-        timeout_ms: Some(f64::MAX),
+        timeout_ms: Some(f64::MAX.to_string()),
         ..info()
     };
     assert!(answered(&relay.forward(Some(slow), &endless).await));

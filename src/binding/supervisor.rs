@@ -69,7 +69,8 @@ pub struct RelayCallJs {
     /// `invoke`, `info`, or the path of any other route (`/v1/…`, as fetch writes it).
     pub route: String,
     pub body: Option<String>,
-    pub timeout_ms: Option<f64>,
+    /// The `kindgi-timeout-ms` text, `String()` of what the caller gave, as fetch sends it.
+    pub timeout_ms: Option<String>,
     pub run_id: Option<String>,
     pub request_id: Option<String>,
     pub protocol: Option<String>,

@@ -4,6 +4,7 @@
 //! swapped.
 
 use crate::js::{js_number, utf8_text};
+use crate::json::write_js_number;
 use crate::service::http::{
     is_json_content_type, joined_header, node_header_value, refuse_request, request_target, Reply,
     Route,
@@ -120,10 +121,16 @@ impl Front {
         {
             return answer_unread(body, reply_response(Reply::not_json()), BODY_WITHIN).await;
         }
-        // The deadline passes on when `Number()` of it is finite and above 0.
+        // The deadline passes on when `Number()` of it is finite and above 0, as `String()` of
+        // that number.
         let timeout_ms = header("kindgi-timeout-ms")
             .map(|raw| js_number(&raw))
-            .filter(|ms| ms.is_finite() && *ms > 0.0);
+            .filter(|ms| ms.is_finite() && *ms > 0.0)
+            .map(|ms| {
+                let mut text = String::new();
+                write_js_number(&mut text, ms);
+                text
+            });
         let non_empty = |name: &str| header(name).filter(|v| !v.is_empty());
         let mut call = RelayCall {
             route,

@@ -8,8 +8,7 @@
 //! connection task and no hand-over between tasks per call. A dropped call drops (closes)
 //! its connection, which the child sees as its caller hanging up.
 
-use crate::js::utf8_text;
-use crate::json::write_js_number;
+use crate::js::{js_number, utf8_text};
 use crate::service::core::DEFAULT_TIMEOUT_MS;
 use crate::service::http::{joined_header, latin1_header_value};
 use bytes::Bytes;
@@ -61,8 +60,9 @@ pub struct RelayCall {
     pub route: RelayRoute,
     /// The protocol v2 request for `invoke`.
     pub body: Option<String>,
-    /// The caller's deadline, passed on as `kindgi-timeout-ms`.
-    pub timeout_ms: Option<f64>,
+    /// The caller's deadline as the `kindgi-timeout-ms` text sent: the TypeScript relay sends
+    /// `String()` of whatever it is given (`null`, `NaN`, `true`), not a number.
+    pub timeout_ms: Option<String>,
     pub run_id: Option<String>,
     pub request_id: Option<String>,
     pub protocol: Option<String>,
@@ -204,10 +204,14 @@ impl Default for AnswerLimit {
 }
 
 impl AnswerLimit {
-    fn for_call(&self, timeout_ms: Option<f64>) -> Duration {
-        let deadline = match timeout_ms {
+    /// The wait for a call whose `kindgi-timeout-ms` is `timeout_ms`. `Number()` of it is at
+    /// least what any service reads there (the JS services take integers, Python digits only);
+    /// a text that is no finite number above 0 (`null`, `Infinity`) leaves every child on its
+    /// default.
+    fn for_call(&self, timeout_ms: Option<&str>) -> Duration {
+        let deadline = match timeout_ms.map(js_number) {
             // Longer than a Duration holds: as long as there is.
-            Some(ms) if ms > 0.0 => {
+            Some(ms) if ms.is_finite() && ms > 0.0 => {
                 Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX)
             }
             _ => Duration::ZERO,
@@ -278,7 +282,7 @@ impl Relay {
             return RelayOutcome::Unavailable("no pack service".into());
         };
         // Past the limit the exchange is dropped, and its connection with it.
-        let limit = self.answer_limit.for_call(call.timeout_ms);
+        let limit = self.answer_limit.for_call(call.timeout_ms.as_deref());
         tokio::time::timeout(limit, self.exchange(port, call))
             .await
             .unwrap_or_else(|_| did_not_answer())
@@ -287,7 +291,7 @@ impl Relay {
     async fn exchange(&self, port: u16, call: &RelayCall) -> RelayOutcome {
         let mut request = match self.request(port, call) {
             Ok(request) => request,
-            Err(reason) => return RelayOutcome::Failed(reason),
+            Err(failed) => return failed,
         };
         // A kept connection that closed before the request left gives the request back unsent:
         // it did not run, and goes once more, on a new connection.
@@ -328,16 +332,16 @@ impl Relay {
         }
     }
 
-    fn request(&self, port: u16, call: &RelayCall) -> Result<Request<Full<Bytes>>, String> {
+    fn request(&self, port: u16, call: &RelayCall) -> Result<Request<Full<Bytes>>, RelayOutcome> {
         let path = match &call.route {
             RelayRoute::Info => "/v1/info",
             RelayRoute::Invoke => "/v1/invoke",
             // Only a path: anything else would be read as another form of request target.
             RelayRoute::Get(path) if path.starts_with('/') => path,
             RelayRoute::Get(path) => {
-                return Err(format!(
+                return Err(RelayOutcome::Failed(format!(
                     "the request cannot be built: {path:?} is not a path"
-                ))
+                )))
             }
         };
         let mut builder = Request::builder()
@@ -348,13 +352,8 @@ impl Relay {
         if call.body.is_some() {
             builder = builder.header(CONTENT_TYPE, "application/json");
         }
-        let timeout = call.timeout_ms.map(|ms| {
-            let mut text = String::new();
-            write_js_number(&mut text, ms);
-            text
-        });
         let optional = [
-            ("kindgi-timeout-ms", timeout.as_deref()),
+            ("kindgi-timeout-ms", call.timeout_ms.as_deref()),
             ("kindgi-run-id", call.run_id.as_deref()),
             ("kindgi-request-id", call.request_id.as_deref()),
             ("kindgi-protocol", call.protocol.as_deref()),
@@ -364,9 +363,9 @@ impl Relay {
         for (name, value) in optional {
             if let Some(value) = value {
                 // Sent as fetch sends a string: one byte per character, so the caller's bytes
-                // reach the child as they came.
-                let value = latin1_header_value(value)
-                    .ok_or_else(|| format!("the {name} header cannot be sent: {value:?}"))?;
+                // reach the child as they came. What undici will not write (a control character
+                // but tab) fails its fetch as `fetch failed`, before any connection is made.
+                let value = latin1_header_value(value).ok_or_else(did_not_answer)?;
                 builder = builder.header(HeaderName::from_static(name), value);
             }
         }
@@ -377,7 +376,7 @@ impl Relay {
         }
         builder
             .body(Full::new(Bytes::from(body)))
-            .map_err(|e| format!("the request cannot be built: {e}"))
+            .map_err(|e| RelayOutcome::Failed(format!("the request cannot be built: {e}")))
     }
 }
 
@@ -453,11 +452,27 @@ mod tests {
         let limit = AnswerLimit::default();
         let secs = |s: u64| Duration::from_secs(s);
         assert_eq!(limit.for_call(None), secs(150));
-        assert_eq!(limit.for_call(Some(5_000.0)), secs(150));
-        assert_eq!(limit.for_call(Some(600_000.0)), secs(630));
-        assert_eq!(limit.for_call(Some(1.5)), secs(150));
+        assert_eq!(limit.for_call(Some("5000")), secs(150));
+        assert_eq!(limit.for_call(Some("600000")), secs(630));
+        assert_eq!(limit.for_call(Some("1.5")), secs(150));
+        // Read as `Number()` reads it, never under what a service reads there.
+        assert_eq!(limit.for_call(Some(" 6e5 ")), secs(630));
+        assert_eq!(limit.for_call(Some("0x927C0")), secs(630));
         // What no Duration holds waits as long as there is.
-        assert_eq!(limit.for_call(Some(f64::MAX)), Duration::MAX);
-        assert_eq!(limit.for_call(Some(f64::NAN)), secs(150));
+        assert_eq!(limit.for_call(Some("1e300")), Duration::MAX);
+        // No service reads a deadline in these: each child keeps its default.
+        for text in [
+            "NaN",
+            "null",
+            "Infinity",
+            "-Infinity",
+            "-5",
+            "0",
+            "",
+            "true",
+            "[object Object]",
+        ] {
+            assert_eq!(limit.for_call(Some(text)), secs(150), "{text}");
+        }
     }
 }
