@@ -183,3 +183,73 @@ test('a process that loads the addon exits by itself (the addon keeps nothing al
   assert.ok(Date.now() - started < 5000);
   assert.equal(stdout, JSON.stringify('{\n  "a": 1\n}\n'));
 });
+
+// The entries TypeScript's package.json gives a `default` condition, which CommonJS `require()`
+// loads (Node 20.19+ / 22.12+ require ES modules without top-level await), with names its
+// modules export; and ./pack-service-main, whose `default` condition is ours.
+const REQUIRED_ENTRIES = {
+  '': ['runHandler', 'runCheck', 'resolvePackEnv', 'missingPackEnv', 'parsePackEnvCheck', 'PACK_ENV_CHECK_VAR', 'PACK_ENV_NAME', 'RESERVED_ENV_PREFIX', 'INDEX_ENVELOPE_VERSION', 'KERNEL_PAYLOAD_VERSION'],
+  '/protocol': ['PACK_PROTOCOL_VERSION', 'PACK_HEADERS', 'packError', 'parsePackRequest', 'parsePackResponse'],
+  '/pack-service': ['createPackService', 'PACK_SERVICE_DRAIN_MS', 'main', 'readPackServiceConfig', 'startPackService', 'createPackServiceSupervisor'],
+  '/pack-service-main': ['PACK_SERVICE_DRAIN_MS', 'main', 'readPackServiceConfig', 'startPackService'],
+  '/kindgi-index': ['INDEX_ENVELOPE_VERSION', 'KERNEL_PAYLOAD_VERSION', 'readBundleMap'],
+  '/build-extensions': ['defineBuildExtension', 'prisma'],
+};
+
+/** Runs `node <args>` to its end (5 s at most); resolves with its exit code and output. */
+function runNode(args, env) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`node ${args[0]} was still running after 5 s (stderr: ${stderr})`));
+    }, 5000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+test('CommonJS require()s every entry TypeScript lets it, with its names, and runs nothing', async () => {
+  const manifest = fileURLToPath(new URL('../package.json', import.meta.url));
+  const script = `
+    const load = require('node:module').createRequire(${JSON.stringify(manifest)});
+    const out = {};
+    for (const sub of ${JSON.stringify(Object.keys(REQUIRED_ENTRIES))}) {
+      try {
+        out[sub] = Object.keys(load(${JSON.stringify(PACKAGE)} + sub)).sort();
+      } catch (error) {
+        out[sub] = { code: error.code, message: String(error.message).split('\\n')[0] };
+      }
+    }
+    out.token = process.env.KINDGI_PACK_SERVICE_TOKEN;
+    process.stdout.write(JSON.stringify(out));`;
+  const run = await runNode(['-e', script], { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: 'stays' });
+  assert.deepStrictEqual({ code: run.code, signal: run.signal }, { code: 0, signal: null }, `stderr: ${run.stderr}`);
+  const required = JSON.parse(run.stdout);
+  for (const [sub, names] of Object.entries(REQUIRED_ENTRIES)) {
+    const label = `require('${PACKAGE}${sub}')`;
+    assert.ok(Array.isArray(required[sub]), `${label}: ${JSON.stringify(required[sub])}`);
+    for (const name of names) assert.ok(required[sub].includes(name), `${label} has ${name}`);
+    // The same module as import() gives.
+    const imported = Object.keys(await import(`${PACKAGE}${sub}`)).sort();
+    assert.deepStrictEqual(required[sub].filter((name) => name !== '__esModule'), imported, label);
+  }
+  // Required, ./pack-service-main only exports: main did not run (the token is still there).
+  assert.equal(required.token, 'stays');
+});
+
+test('./pack-service-main run by node exits with main\'s code once it resolves', async () => {
+  // Exit 0 after SIGTERM is pack-service-process.test.mjs's; here, 1 with no token.
+  const entry = fileURLToPath(import.meta.resolve(`${PACKAGE}/pack-service-main`));
+  const run = await runNode([entry, '--index', 'index.json'], { PATH: process.env.PATH, PORT: '0' });
+  assert.deepStrictEqual({ code: run.code, signal: run.signal }, { code: 1, signal: null }, `stderr: ${run.stderr}`);
+  const line = JSON.parse(run.stderr.trim());
+  assert.equal(line.kind, 'config-invalid');
+  assert.deepStrictEqual(line.problems, ['KINDGI_PACK_SERVICE_TOKEN is required']);
+});

@@ -120,7 +120,9 @@ const supervisor = createPackServiceSupervisor({
 const supervised: Promise<{ readonly url: string; readonly port: number }> = supervisor.listen();
 const relayed: Promise<PackRelayOutcome> = supervisor.relay.forward({ route: 'info', tenantId: 't', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
 const kind: string | undefined = serviceEvent('{}')?.kind;
-void [supervised, relayed, kind];
+// An event built the TypeScript way (its `log` event has no `line`).
+const tsLogEvent: PackServiceSupervisorEvent = { kind: 'log', event: { kind: 'listening', port: 1 } };
+void [supervised, relayed, kind, tsLogEvent];
 
 // readBundleMap never rejects: a map, or a message.
 async function bundleMapShape(): Promise<string> {
@@ -154,3 +156,214 @@ void createPackServiceSupervisor({ command: ['node'], moduleRoot: '.', env: asyn
 const codes: readonly string[] = NATIVE_ERROR_CODES;
 const exitCode: Promise<number> = mainFromSubpath([], {});
 void [asPlain, fake, modulePaths, codes, exitCode];
+
+// ---------------------------------------------------------------------------------------------
+// The types a @kindgi/handler-runtime caller already holds, copied by shape (`@kindgi/log`'s
+// Logger, packages/log/src/types.ts; `@kindgi/flow`'s FlowOutputSpec, packages/flow/src/types.ts;
+// handler-runtime's index types, src/kindgi-index.ts): each assigns to ours and back.
+type TsLogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type TsLogFields = Readonly<Record<string, unknown>>;
+interface TsLogOptions {
+  readonly inMessage?: readonly string[];
+}
+interface TsLogger {
+  error(message: string, fields?: TsLogFields, options?: TsLogOptions): void;
+  warn(message: string, fields?: TsLogFields, options?: TsLogOptions): void;
+  info(message: string, fields?: TsLogFields, options?: TsLogOptions): void;
+  debug(message: string, fields?: TsLogFields, options?: TsLogOptions): void;
+  trace(message: string, fields?: TsLogFields, options?: TsLogOptions): void;
+  child(bindings: TsLogFields): TsLogger;
+  isLevelEnabled(level: TsLogLevel): boolean;
+}
+interface TsPackServiceLogs {
+  readonly log: TsLogger;
+  event(kind: 'listening' | 'boot-failed' | 'config-invalid' | 'draining' | 'stopped', message: string, fields?: TsLogFields): void;
+}
+interface TsLiteralOperand {
+  readonly literal: unknown;
+}
+interface TsPathOperand {
+  readonly path: string;
+}
+type TsMapping = Readonly<Record<string, TsLiteralOperand | TsPathOperand>>;
+interface TsFlowOutputSpec {
+  readonly mapping: TsMapping;
+  readonly schema?: Readonly<Record<string, unknown>>;
+}
+interface TsIndexedTool {
+  readonly id: string;
+  readonly description?: string;
+  readonly version?: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly output: Readonly<Record<string, unknown>>;
+  readonly effects?: readonly Readonly<Record<string, unknown>>[];
+  readonly needs?: readonly Readonly<Record<string, unknown>>[];
+  readonly needsSpec?: Readonly<Record<string, unknown>>;
+  readonly sandbox?: string;
+  readonly limits?: Readonly<Record<string, unknown>>;
+  readonly network?: Readonly<Record<string, unknown>>;
+  readonly spec?: Readonly<Record<string, unknown>>;
+  readonly mutating?: boolean;
+  readonly modulePath: string;
+}
+interface TsIndexedGuardrail {
+  readonly id: string;
+  readonly name?: string;
+  readonly kind: string;
+  readonly action: Readonly<Record<string, unknown>>;
+  readonly severity?: string;
+  readonly scope?: Readonly<Record<string, unknown>>;
+  readonly checkModulePath: string;
+  readonly checkId?: string;
+  readonly configSchema?: Readonly<Record<string, unknown>>;
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly sandbox?: string;
+  readonly limits?: Readonly<Record<string, unknown>>;
+  readonly network?: Readonly<Record<string, unknown>>;
+}
+interface TsIndexedAgent {
+  readonly id: string;
+  readonly version: string;
+  readonly name: string;
+  readonly instructions: string | { readonly prompt: string; readonly version: string };
+  readonly capabilities: readonly unknown[];
+  readonly tools: readonly { readonly id: string; readonly version: string }[];
+  readonly retrieval?: readonly unknown[];
+  readonly guardrails?: readonly string[];
+  readonly settings?: readonly { readonly id: string; readonly version: string }[];
+  readonly modelSettings?: { readonly id: string; readonly version: string };
+  readonly budget?: Readonly<Record<string, unknown>>;
+  readonly parameters?: readonly unknown[];
+  readonly preferredProvider?: string;
+  readonly preferredModel?: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly conversationPolicy?: Readonly<Record<string, unknown>>;
+  readonly output?: Readonly<Record<string, unknown>>;
+  readonly toolErrors?: Readonly<Record<string, unknown>>;
+  readonly memory?: Readonly<Record<string, unknown>>;
+  readonly modulePath: string;
+}
+interface TsIndexedFlow {
+  readonly id: string;
+  readonly version: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly nodes: readonly unknown[];
+  readonly edges: readonly unknown[];
+  readonly maxParallelism?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly output?: TsFlowOutputSpec;
+  readonly kernelPayloadVersion: number;
+  readonly modulePath: string;
+}
+interface TsIndex {
+  readonly v: 1;
+  readonly packId: string;
+  readonly packVersion: string;
+  readonly artifactVersion: string;
+  readonly publishedAt: string;
+  readonly tools: readonly TsIndexedTool[];
+  readonly guardrails: readonly TsIndexedGuardrail[];
+  readonly agents: readonly TsIndexedAgent[];
+  readonly flows: readonly TsIndexedFlow[];
+  readonly env?: { readonly required: readonly string[]; readonly optional: readonly string[] };
+}
+
+import type { PackServiceLogger, PackServiceLogs } from '../lib/pack-service.js';
+import { packServiceLogs } from '../lib/pack-service.js';
+import type { IndexedAgent, IndexedFlow, IndexedGuardrail, FlowOutputSpec } from '../lib/kindgi-index.js';
+type Both<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const mutual: [
+  Both<TsLogger, PackServiceLogger>,
+  Both<TsPackServiceLogs, PackServiceLogs>,
+  Both<TsFlowOutputSpec, FlowOutputSpec>,
+  Both<TsIndexedTool, IndexedTool>,
+  Both<TsIndexedGuardrail, IndexedGuardrail>,
+  Both<TsIndexedAgent, IndexedAgent>,
+  Both<TsIndexedFlow, IndexedFlow>,
+  Both<TsIndex, Index>,
+] = [true, true, true, true, true, true, true, true];
+
+// ctx.log is @kindgi/log's Logger: isLevelEnabled is there to call.
+const costly = (_input: unknown, ctx: HandlerContext): unknown => {
+  if (ctx.log?.isLevelEnabled('debug')) ctx.log.debug('costly', { n: 1 }, { inMessage: ['n'] });
+  const asTs: TsLogger | undefined = ctx.log;
+  return asTs;
+};
+declare const tsLogger: TsLogger;
+void createPackService({ index: typedIndex, resolveModule: (p: string) => p, token: 't', log: tsLogger });
+const built = packServiceLogs({ env: {} });
+if (built.kind === 'ok') {
+  const asTsLogs: TsPackServiceLogs = built.logs;
+  const enabled: boolean = built.logs.log.child({ a: 1 }).isLevelEnabled('trace');
+  void [asTsLogs, enabled];
+}
+
+// An index runIndexer typed goes to createPackService and writeIndex, and ours goes back.
+declare const tsIndex: TsIndex;
+void createPackService({ index: tsIndex, resolveModule: (p: string) => p, token: 't' });
+void writeIndex(tsIndex, 'index.json');
+const backToTs: TsIndex = typedIndex;
+const agentWithMemory: IndexedAgent = {
+  id: 'a',
+  version: '1.0.0',
+  name: 'A',
+  instructions: 'x',
+  capabilities: [],
+  tools: [],
+  memory: { instructionTypes: ['fact'] },
+  modulePath: 'agents/a.ts',
+};
+declare const someFlow: IndexedFlow;
+const mapped: TsMapping | undefined = someFlow.output?.mapping;
+const operand = someFlow.output?.mapping['answer'];
+const operandPath: string | undefined = operand !== undefined && 'path' in operand ? operand.path : undefined;
+void [mutual, costly, backToTs, agentWithMemory, mapped, operandPath];
+
+// ./build-extensions: `image` in kindgi.config, the shapes of TypeScript's src/build-extensions.ts.
+import {
+  defineBuildExtension,
+  prisma,
+  type BuildExtension,
+  type BuildStep,
+  type ImageConfig,
+  type PrismaExtensionOptions,
+} from '../lib/build-extensions.js';
+interface TsBuildStep {
+  readonly bin: string;
+  readonly args?: readonly string[];
+}
+interface TsBuildExtension {
+  readonly name: string;
+  readonly contextFiles?: readonly string[];
+  readonly systemPackages?: readonly string[];
+  readonly postInstall?: readonly TsBuildStep[];
+  readonly buildEnv?: Readonly<Record<string, string>>;
+}
+interface TsImageConfig {
+  readonly systemPackages?: readonly string[];
+  readonly extensions?: readonly TsBuildExtension[];
+  readonly buildEnv?: Readonly<Record<string, string>>;
+}
+interface TsPrismaExtensionOptions {
+  readonly schema: string;
+  readonly config?: string;
+}
+const buildShapes: [
+  Both<TsBuildStep, BuildStep>,
+  Both<TsBuildExtension, BuildExtension>,
+  Both<TsImageConfig, ImageConfig>,
+  Both<TsPrismaExtensionOptions, PrismaExtensionOptions>,
+  Both<(options: TsPrismaExtensionOptions) => TsBuildExtension, typeof prisma>,
+  Both<(extension: TsBuildExtension) => TsBuildExtension, typeof defineBuildExtension>,
+] = [true, true, true, true, true, true];
+const image: ImageConfig = {
+  systemPackages: ['tesseract-ocr'],
+  extensions: [
+    prisma({ schema: 'prisma/schema.prisma', config: 'prisma.config.ts' }),
+    defineBuildExtension({ name: 'patch-package', contextFiles: ['patches/a.patch'], postInstall: [{ bin: 'patch-package' }] }),
+  ],
+  buildEnv: { DATABASE_URL: 'postgresql://build-placeholder' },
+};
+void [buildShapes, image];

@@ -69,7 +69,27 @@ export interface IndexedAgent {
   readonly conversationPolicy?: Readonly<Record<string, unknown>>;
   readonly output?: Readonly<Record<string, unknown>>;
   readonly toolErrors?: Readonly<Record<string, unknown>>;
+  /** How the agent uses what it retrieves (`{ instructionTypes? }`). */
+  readonly memory?: Readonly<Record<string, unknown>>;
   readonly modulePath: string;
+}
+
+/**
+ * One value of a flow mapping (`@kindgi/flow`'s `Operand`): a `{ literal }`, or a `{ path }`
+ * rooted at `runInput`, `state` or `nodeOutputs.<nodeId>`.
+ */
+export type FlowOperand = { readonly literal: unknown } | { readonly path: string };
+
+/** `@kindgi/flow`'s `Mapping`: each key of the object it builds, and where its value comes from. */
+export type FlowMapping = Readonly<Record<string, FlowOperand>>;
+
+/**
+ * A flow's declared output (`@kindgi/flow`'s `FlowOutputSpec`, flow schema 1.8.0): the object
+ * `mapping` builds from the finished run, checked against `schema` (JSON Schema) when given.
+ */
+export interface FlowOutputSpec {
+  readonly mapping: FlowMapping;
+  readonly schema?: Readonly<Record<string, unknown>>;
 }
 
 /** A flow as `index.json` lists it. */
@@ -82,7 +102,8 @@ export interface IndexedFlow {
   readonly edges: readonly unknown[];
   readonly maxParallelism?: number;
   readonly metadata?: Readonly<Record<string, unknown>>;
-  readonly output?: Readonly<Record<string, unknown>>;
+  /** The flow's declared output (flow schema 1.8.0). */
+  readonly output?: FlowOutputSpec;
   readonly kernelPayloadVersion: number;
   readonly modulePath: string;
 }

@@ -55,4 +55,7 @@ function isProcessEntry() {
   }
 }
 
-if (isProcessEntry()) process.exit(await main());
+// No top-level await: it would make `require()` of this module, and of every entry that
+// imports it (the root, ./pack-service), throw ERR_REQUIRE_ASYNC_MODULE. A rejection is left
+// unhandled, as TypeScript's entry leaves it: Node prints it and exits 1.
+if (isProcessEntry()) void main().then((code) => process.exit(code));

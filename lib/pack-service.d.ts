@@ -79,15 +79,23 @@ export interface PackServiceLogOptions {
 
 export type PackServiceLogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-/** An `@kindgi/log` Logger: what `ctx.log` is, and what the `log` option takes. */
+/** A record's fields (`@kindgi/log`'s `LogFields`). */
+export type PackServiceLogFields = Readonly<Record<string, unknown>>;
+
+/**
+ * `@kindgi/log`'s `Logger`, member for member: what `ctx.log` is, what `packServiceLogs` gives,
+ * and what the `log` option takes.
+ */
 export interface PackServiceLogger {
-  trace(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
-  debug(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
-  info(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
-  warn(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
-  error(message: string, fields?: Record<string, unknown>, how?: PackServiceLogOptions): void;
-  child(bindings: Record<string, unknown>): PackServiceLogger;
-  isLevelEnabled?(level: PackServiceLogLevel): boolean;
+  error(message: string, fields?: PackServiceLogFields, options?: PackServiceLogOptions): void;
+  warn(message: string, fields?: PackServiceLogFields, options?: PackServiceLogOptions): void;
+  info(message: string, fields?: PackServiceLogFields, options?: PackServiceLogOptions): void;
+  debug(message: string, fields?: PackServiceLogFields, options?: PackServiceLogOptions): void;
+  trace(message: string, fields?: PackServiceLogFields, options?: PackServiceLogOptions): void;
+  /** A logger whose records all carry `bindings` (a `subsystem` among them replaces its parent's). */
+  child(bindings: PackServiceLogFields): PackServiceLogger;
+  /** Whether a record at `level` would be written: skip building costly fields when it would not. */
+  isLevelEnabled(level: PackServiceLogLevel): boolean;
 }
 
 /** The lifecycle records, written whatever the levels. */
@@ -97,7 +105,7 @@ export declare const PACK_SERVICE_EVENTS: readonly PackServiceEventKind[];
 /** The pack service's records: `log` for calls and `ctx.log`, `event` for the lifecycle. */
 export interface PackServiceLogs {
   readonly log: PackServiceLogger;
-  event(kind: PackServiceEventKind, message: string, fields?: Record<string, unknown>): void;
+  event(kind: PackServiceEventKind, message: string, fields?: PackServiceLogFields): void;
 }
 
 /**

@@ -48,7 +48,12 @@ export type PackServiceSupervisorEvent =
   | { readonly kind: 'exited'; readonly code: number | null; readonly signal: string | null }
   | { readonly kind: 'restarting'; readonly attempt: number }
   | { readonly kind: 'gave-up'; readonly attempts: number }
-  | { readonly kind: 'log'; readonly event: Readonly<Record<string, unknown>>; readonly line: string };
+  | {
+      readonly kind: 'log';
+      readonly event: Readonly<Record<string, unknown>>;
+      /** The line as the child wrote it: always set here; optional, as TypeScript's event has none. */
+      readonly line?: string;
+    };
 
 export interface BootFailure {
   readonly problems: readonly string[];
