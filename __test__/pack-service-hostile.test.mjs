@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createPackService } from '../lib/pack-service.js';
 import { until } from './helpers/until.mjs';
 
@@ -248,6 +250,62 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
     assert.equal((await post({ v: 2, kind: 'invoke', tool: { id: 'bigint' }, input: {}, ctx })).status, 500);
     await until(() => events.some((e) => e.kind === 'call'));
     assert.deepEqual(events.filter((e) => e.kind === 'call').map((e) => [e.id, e.outcome]), [['bigint', 'ok']]);
+  } finally {
+    await service.stop(100);
+  }
+});
+
+test('a call whose handler never settles is forgotten once JavaScript collects it', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const kept = [];
+  const service = createPackService({
+    index: {
+      v: 1,
+      packId: 'never',
+      artifactVersion: 'a',
+      tools: [
+        { id: 'lost', modulePath: 'lost.mjs', input: { type: 'object' }, output: {} },
+        { id: 'kept', modulePath: 'kept.mjs', input: { type: 'object' }, output: {} },
+      ],
+      guardrails: [],
+    },
+    resolveModule: (p) => p,
+    token: TOKEN,
+    env: {},
+    importModule: async (p) =>
+      p === 'lost.mjs'
+        ? { default: () => new Promise(() => {}) }
+        : { default: () => new Promise((resolve) => kept.push(resolve)) },
+  });
+  await service.prewarm();
+  const port = await service.listen(0, '127.0.0.1');
+  const post = async (id) => {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, 'kindgi-timeout-ms': '1' },
+      body: call(id),
+    });
+    return JSON.parse(await res.text()).code;
+  };
+  const collected = async () => {
+    for (let i = 0; i < 10; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  try {
+    for (let i = 0; i < 20; i++) assert.equal(await post('kept'), 'deadline-exceeded');
+    for (let i = 0; i < 20; i++) assert.equal(await post('lost'), 'deadline-exceeded');
+    // Answered, and their handlers still pending.
+    assert.equal(service.unsettledCalls(), 40);
+    // A promise nobody can resolve goes with its call; one pack code still holds stays.
+    for (let i = 0; i < 50 && service.unsettledCalls() > 20; i++) await collected();
+    await collected();
+    assert.equal(service.unsettledCalls(), 20);
+    for (const resolve of kept) resolve({});
+    await until(() => service.unsettledCalls() === 0, 'the kept calls settled');
+    assert.equal(await post('kept'), 'deadline-exceeded');
   } finally {
     await service.stop(100);
   }

@@ -176,6 +176,13 @@ export interface NativePackService extends PackService {
   listen(port: number, host?: string): Promise<number>;
   /** Drains for up to `graceMs` (default 8000), closes every connection and releases the JS callbacks so the process can exit. */
   stop(graceMs?: number): Promise<void>;
+  /**
+   * Calls whose pack code has not settled yet, answered or not (a handler that ignored its
+   * abort runs on), with calls queued for the JS thread. A call answered by its deadline or
+   * its caller's leaving whose pack code can never settle (a promise nobody resolves) is
+   * dropped from this count once JavaScript collects it.
+   */
+  unsettledCalls(): number;
 }
 
 /** The pack service: HTTP, admission, deadlines and validation in Rust; pack code in JS. */

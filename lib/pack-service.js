@@ -585,8 +585,18 @@ export function createPackService(options) {
     }
   }
 
+  // A call answered before its pack code settled (its deadline, its caller gone) leaves the
+  // call map: once nothing holds its state (pack code that will never settle, a promise
+  // nobody resolves), Rust forgets what it kept for the settle, as such a promise is
+  // collected in TypeScript. Pack code still running holds its context, and so its state.
+  const forgotten = new FinalizationRegistry((id) => service.forget(id));
+
   function abort(id, reason) {
-    calls.get(id)?.abort(reason);
+    const call = calls.get(id);
+    if (call === undefined) return;
+    call.abort(reason);
+    calls.delete(id);
+    forgotten.register(call, id);
   }
 
   function event(json) {
@@ -756,6 +766,7 @@ export function createPackService(options) {
       return service.drain(graceOf(graceMs));
     },
     inFlight: () => service.inFlight(),
+    unsettledCalls: () => service.unsettledCalls(),
     ready: () => service.ready(),
     /** Serves from Rust (hyper) on `host:port`; resolves with the bound port. */
     async listen(port, host) {

@@ -134,6 +134,17 @@ impl JsRunner {
         })
     }
 
+    /// Drops call `id`'s settle slot: the task waiting on it ends as unsettled.
+    fn forget(&self, id: u32) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.remove(&id);
+        }
+    }
+
+    fn unsettled(&self) -> usize {
+        self.pending.lock().map_or(0, |pending| pending.len())
+    }
+
     fn functions(&self) -> Option<Arc<JsFunctions>> {
         self.functions.lock().ok().and_then(|f| f.clone())
     }
@@ -609,6 +620,22 @@ impl NativePackService {
                 honoured_abort: false,
             },
         )
+    }
+
+    /// Forgets call `id`, answered already (its deadline passed, or its caller left), once JS
+    /// found that nothing can settle it any more (its call state was collected: pack code
+    /// that never settles, such as a promise nobody resolves). What Rust kept for that settle
+    /// goes, with the task waiting on it.
+    #[napi]
+    pub fn forget(&self, id: u32) {
+        self.runner.forget(id);
+    }
+
+    /// Calls handed to pack code and not settled yet, answered or not (a handler that ignored
+    /// its abort runs on), and calls queued for the JS thread.
+    #[napi]
+    pub fn unsettled_calls(&self) -> u32 {
+        u32::try_from(self.runner.unsettled()).unwrap_or(u32::MAX)
     }
 
     /// Ends tool call `id` with its handler's output, which Rust checks against the output
