@@ -216,6 +216,8 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
       { id: 'output-recursion', modulePath: 'echo.mjs', input: { type: 'object' }, output: { $ref: '#' } },
       { id: 'getter-required', modulePath: 'getter-required.mjs', input: { type: 'object' }, output: outputs['getter-required.mjs'] },
       { id: 'bigint', modulePath: 'bigint.mjs', input: { type: 'object' }, output: { type: 'object' } },
+      // No handler, and an inputZod getter that throws: TypeScript reads both before judging.
+      { id: 'zod-getter', modulePath: 'zod-getter.mjs', input: { type: 'object' }, output: {} },
     ],
     guardrails: [{ checkId: 'config-recursion', checkModulePath: 'check.mjs', configSchema: { $ref: '#' } }],
   };
@@ -226,7 +228,12 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
     token: TOKEN,
     env: {},
     logger: (e) => events.push(e),
-    importModule: async (p) => (p === 'check.mjs' ? { default: () => ({ ok: true }) } : modules[p]),
+    importModule: async (p) =>
+      p === 'check.mjs'
+        ? { default: () => ({ ok: true }) }
+        : p === 'zod-getter.mjs'
+          ? { default: { get inputZod() { throw new Error('zod getter'); } } }
+          : modules[p],
   });
   assert.deepEqual(await service.prewarm(), []);
   const port = await service.listen(0, '127.0.0.1');
@@ -246,6 +253,7 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
     const check = { v: 2, kind: 'check-invoke', check: { id: 'config-recursion' }, config: {}, trace: { runId: 'r', tenantId: 't', output: 'x', toolCalls: [], toolResults: [], modelCalls: [], mode: 'runtime' } };
     assert.deepEqual(await post(check), overflow);
     assert.deepEqual(await post({ v: 2, kind: 'invoke', tool: { id: 'getter-required' }, input: {}, ctx }), { status: 500, text: '{"error":"getter boom"}', duration: null });
+    assert.deepEqual(await post({ v: 2, kind: 'invoke', tool: { id: 'zod-getter' }, input: {}, ctx }), { status: 500, text: '{"error":"zod getter"}', duration: null });
     assert.equal(events.filter((e) => e.kind === 'call').length, 0);
     assert.equal((await post({ v: 2, kind: 'invoke', tool: { id: 'bigint' }, input: {}, ctx })).status, 500);
     await until(() => events.some((e) => e.kind === 'call'));
@@ -297,8 +305,8 @@ test('a call whose handler never settles is forgotten once JavaScript collects i
   try {
     for (let i = 0; i < 20; i++) assert.equal(await post('kept'), 'deadline-exceeded');
     for (let i = 0; i < 20; i++) assert.equal(await post('lost'), 'deadline-exceeded');
-    // Answered, and their handlers still pending.
-    assert.equal(service.unsettledCalls(), 40);
+    // Answered, and their handlers still pending (a collection may already have come).
+    assert.ok(service.unsettledCalls() >= 20);
     // A promise nobody can resolve goes with its call; one pack code still holds stays.
     for (let i = 0; i < 50 && service.unsettledCalls() > 20; i++) await collected();
     await collected();

@@ -84,8 +84,9 @@ export interface RunCheckOptions {
 /**
  * Runs one tool call: input checked (defaults filled), handler called, output checked. Every
  * failure is a `HandlerError`, except where TypeScript's runner rejects too: an input
- * `structuredClone` refuses, or a validation that throws (a getter the schema reads throws, or
- * the schema recurses on the value forever: `RangeError: Maximum call stack size exceeded`).
+ * `structuredClone` refuses, a validation that throws (a getter the schema reads throws, or
+ * the schema recurses on the value forever: `RangeError: Maximum call stack size exceeded`),
+ * a Zod input schema that throws, or a module whose `handler` / `inputZod` getter throws.
  */
 export declare function runHandler(options: RunHandlerOptions): Promise<Result<unknown, HandlerError>>;
 

@@ -446,13 +446,14 @@ export function createPackService(options) {
   }
 
   function runToolModule(id, tool, module, input, ctx, call) {
+    // Both read before either is judged, as in TypeScript: a getter that throws escapes.
     const handler = resolveHandler(module);
+    const inputZod = resolveInputZod(module);
     if (handler === undefined) {
       const where = resolveModule(tool.modulePath);
       settle(id, call, toolError(tool, 'handler-shape-invalid', `Handler module '${where}' does not export a handler function (looked for default / handler / run)`));
       return;
     }
-    const inputZod = resolveInputZod(module);
     if (inputZod === undefined) {
       runToolHandler(id, tool, handler, input, ctx, call);
       return;

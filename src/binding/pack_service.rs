@@ -609,7 +609,8 @@ impl NativePackService {
     }
 
     /// Ends call `id` as TypeScript's service ends a call whose runner threw (a getter Ajv
-    /// reads, a schema that recurses forever): the throw escapes the call, which is answered
+    /// reads, a schema that recurses forever, a Zod schema or a module getter that throws):
+    /// the throw escapes the call, which is answered
     /// 500 with `message` and not recorded. Returns false when the call is gone.
     #[napi]
     pub fn escape(&self, id: u32, message: String) -> bool {

@@ -137,8 +137,9 @@ pub enum Answer {
     Output(ToolOutput),
     /// A transport answer and no call record: refused before pack code started (503
     /// `overloaded` when the cap was reached as it was to start, `draining` once the service
-    /// stopped), or a failure TypeScript's service lets escape the call (500, when validation
-    /// throws on a schema that recurses forever).
+    /// stopped), or a failure TypeScript's service lets escape the call (500: what its runner
+    /// throws, such as validation on a schema that recurses forever, a Zod schema or a module
+    /// getter that throws).
     Transport(Reply),
 }
 
