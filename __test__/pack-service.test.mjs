@@ -409,6 +409,57 @@ test('a process exits within a second of stop(), even with a handler that never 
   assert.ok(exitedAt - Number(out) < 1000, `exited ${exitedAt - Number(out)} ms after stop()`);
 });
 
+test('a service its owner drops without stop() is collected; one that listens serves on', async () => {
+  // Collected, as TypeScript's would be: made, prewarmed, served through handle, dropped.
+  const script = `
+    import { createServer } from 'node:http';
+    import { setFlagsFromString } from 'node:v8';
+    import { runInNewContext } from 'node:vm';
+    import { createPackService } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    const options = {
+      index: { v: 1, packId: 'p', packVersion: '1', artifactVersion: 'a', tools: [{ id: 'echo', modulePath: 'echo.mjs', input: { type: 'object' }, output: { type: 'object' } }], guardrails: [], agents: [], flows: [] },
+      resolveModule: (p) => p, token: 't', env: {},
+      importModule: async () => ({ default: (input) => input }),
+    };
+    const invoke = (port) => fetch('http://127.0.0.1:' + port + '/v1/invoke', { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': 't', connection: 'close' },
+      body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'echo' }, input: { a: 1 }, ctx: { tenantId: 't', runId: 'r' } }) }).then((res) => res.text());
+    let collected = 0;
+    const registry = new FinalizationRegistry(() => (collected += 1));
+    // In a function of its own, so that no frame of this one keeps a service.
+    async function serveOnce(i) {
+      // Its own importModule, which the service keeps as long as it lives.
+      const importModule = async () => ({ default: (input) => input });
+      const service = createPackService({ ...options, importModule });
+      await service.prewarm();
+      const server = createServer(service.handle);
+      await new Promise((r) => server.listen(0, '127.0.0.1', r));
+      if ((await invoke(server.address().port)) !== '{"v":2,"kind":"result","output":{"a":1}}') process.exit(2);
+      await new Promise((r) => server.close(r));
+      registry.register(importModule, i);
+    }
+    for (let i = 0; i < 10; i++) await serveOnce(i);
+    // One listening, its owner keeping only the port: it serves on until stopped.
+    async function listenOnly() {
+      const service = createPackService(options);
+      await service.prewarm();
+      return service.listen(0, '127.0.0.1');
+    }
+    const port = await listenOnly();
+    for (let i = 0; i < 50 && collected < 10; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const answer = await invoke(port);
+    process.stdout.write(JSON.stringify({ collected, answer }));
+    process.exit(0);
+  `;
+  const { code, out } = await runScript(script);
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(out), { collected: 10, answer: '{"v":2,"kind":"result","output":{"a":1}}' });
+});
+
 test('a service that never listens holds no process: served through handle, or never used', async () => {
   const script = `
     import { createServer } from 'node:http';

@@ -176,6 +176,26 @@ function limit(value, name, fallback) {
  * AbortController is made only when pack code asks for the signal (making one costs more than
  * the rest of a call); an abort that came first is applied to it then.
  */
+/**
+ * The callbacks handed to Rust, reaching `callbacks` through a WeakRef. Rust's threadsafe
+ * functions hold what they are given for as long as the native service lives, and the native
+ * service is what the callbacks use: held strongly, the two would keep each other (and the
+ * index, modules and logs) for good. This way a service its owner drops (a TypeScript-style
+ * `handle` whose server closed, never `stop()`ped) is collected, as TypeScript's is; while
+ * the owner holds it, or it listens, `callbacks` lives with it (`callbacksOf`).
+ */
+function weakCallbacks(callbacks) {
+  const ref = new WeakRef(callbacks);
+  return [
+    (...args) => ref.deref()?.dispatch(...args),
+    (...args) => ref.deref()?.abort(...args),
+    (json) => ref.deref()?.event(json),
+  ];
+}
+
+/** Each native service's callbacks, kept for as long as the service itself. */
+const callbacksOf = new WeakMap();
+
 class CallState {
   constructor(bindings, logFor) {
     this.aborted = false;
@@ -628,6 +648,7 @@ export function createPackService(options) {
     }
   }
 
+  const callbacks = { dispatch, abort, event };
   const maxBodyBytes = limit(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
   const service = native.createNativePackService(
     {
@@ -644,11 +665,11 @@ export function createPackService(options) {
       shareCallBindings: nativeLog !== undefined || jsLog !== undefined,
       ...(nativeLog !== undefined && { logBindings: nativeLog.bindingsJson }),
     },
-    dispatch,
-    abort,
-    event,
+    ...weakCallbacks(callbacks),
     nativeLog?.logs,
   );
+  // The callbacks live as long as the native service: every function here holds it.
+  callbacksOf.set(service, callbacks);
 
   async function prewarm() {
     const failures = [];
@@ -782,7 +803,8 @@ export function createPackService(options) {
       if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error.message);
       // The native side holds no reference on the event loop: like a listening node:http
       // server, a listening service keeps the process alive until stop().
-      listening ??= setInterval(noop, 2 ** 31 - 1);
+      // The timer also holds the service (and so its callbacks, which Rust reaches weakly).
+      listening ??= setInterval(() => void service, 2 ** 31 - 1);
       return outcome.port;
     },
     /** Drains for up to `graceMs`, closes every connection and lets the process exit. */
