@@ -299,6 +299,47 @@ test('bad options throw invalid-argument with a clear message', () => {
   assert.match(createPackServiceSupervisor(base).token, /^[A-Za-z0-9_-]{32}$/);
 });
 
+test('a supervisor its owner drops is collected; one whose front listens serves on', async () => {
+  const script = `
+    import { setFlagsFromString } from 'node:v8';
+    import { runInNewContext } from 'node:vm';
+    import { createPackServiceSupervisor } from ${JSON.stringify(join(here, '..', 'lib', 'pack-service.js'))};
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    let collected = 0;
+    const registry = new FinalizationRegistry(() => (collected += 1));
+    // In functions of their own, so that no frame here keeps a supervisor.
+    function makeOne(i) {
+      // Its own env function, which the supervisor keeps as long as it lives.
+      const env = async () => ({ PATH: process.env.PATH ?? '' });
+      const sup = createPackServiceSupervisor({ command: ${JSON.stringify(command)}, moduleRoot: ${JSON.stringify(packRoot)}, env });
+      void sup.relay.serving();
+      registry.register(env, i);
+    }
+    async function listenOnly() {
+      const sup = createPackServiceSupervisor({ command: ${JSON.stringify(command)}, moduleRoot: ${JSON.stringify(packRoot)}, env: async () => ({}) });
+      return (await sup.listen()).url;
+    }
+    for (let i = 0; i < 10; i++) makeOne(i);
+    const url = await listenOnly();
+    for (let i = 0; i < 50 && collected < 10; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const healthz = (await fetch(url + '/healthz')).status;
+    process.stdout.write(JSON.stringify({ collected, healthz }));
+    process.exit(0);
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const stuck = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(signal ?? exitCode)));
+  clearTimeout(stuck);
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(out), { collected: 10, healthz: 200 });
+});
+
 test('a process exits by itself after close(), with its child gone', async () => {
   const script = `
     import { createPackServiceSupervisor } from ${JSON.stringify(join(here, '..', 'lib', 'pack-service.js'))};

@@ -15,6 +15,7 @@ import {
   serializeCause,
 } from './handler-runner.js';
 import { native } from './native.js';
+import { keepCallbacks, weakCallbacks } from './weak-callbacks.js';
 import { compileSchema, fillDefaults, markedJson, readThrow } from './validate.js';
 import { indexHash, readBundleMap } from './kindgi-index.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
@@ -176,26 +177,6 @@ function limit(value, name, fallback) {
  * AbortController is made only when pack code asks for the signal (making one costs more than
  * the rest of a call); an abort that came first is applied to it then.
  */
-/**
- * The callbacks handed to Rust, reaching `callbacks` through a WeakRef. Rust's threadsafe
- * functions hold what they are given for as long as the native service lives, and the native
- * service is what the callbacks use: held strongly, the two would keep each other (and the
- * index, modules and logs) for good. This way a service its owner drops (a TypeScript-style
- * `handle` whose server closed, never `stop()`ped) is collected, as TypeScript's is; while
- * the owner holds it, or it listens, `callbacks` lives with it (`callbacksOf`).
- */
-function weakCallbacks(callbacks) {
-  const ref = new WeakRef(callbacks);
-  return [
-    (...args) => ref.deref()?.dispatch(...args),
-    (...args) => ref.deref()?.abort(...args),
-    (json) => ref.deref()?.event(json),
-  ];
-}
-
-/** Each native service's callbacks, kept for as long as the service itself. */
-const callbacksOf = new WeakMap();
-
 class CallState {
   constructor(bindings, logFor) {
     this.aborted = false;
@@ -665,11 +646,11 @@ export function createPackService(options) {
       shareCallBindings: nativeLog !== undefined || jsLog !== undefined,
       ...(nativeLog !== undefined && { logBindings: nativeLog.bindingsJson }),
     },
-    ...weakCallbacks(callbacks),
+    ...weakCallbacks(callbacks, 'dispatch', 'abort', 'event'),
     nativeLog?.logs,
   );
   // The callbacks live as long as the native service: every function here holds it.
-  callbacksOf.set(service, callbacks);
+  keepCallbacks(service, callbacks);
 
   async function prewarm() {
     const failures = [];

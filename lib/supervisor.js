@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import { native } from './native.js';
+import { keepCallbacks, weakCallbacks } from './weak-callbacks.js';
 import { PACK_SERVICE_DRAIN_MS } from './pack-service.js';
 
 /**
@@ -230,6 +231,7 @@ export function createPackServiceSupervisor(options) {
     }
   }
 
+  const callbacks = { launch, heard };
   const supervisor = native.createNativeSupervisor(
     {
       token,
@@ -239,9 +241,10 @@ export function createPackServiceSupervisor(options) {
       restartDelayMs: count(options.restartDelayMs, 'options.restartDelayMs', 500),
       maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', 10 * 1024 * 1024, { min: 1 }),
     },
-    launch,
-    heard,
+    ...weakCallbacks(callbacks, 'launch', 'heard'),
   );
+  // The callbacks live as long as the native supervisor: every function here holds it.
+  keepCallbacks(supervisor, callbacks);
 
   const relay = {
     serving: () => supervisor.serving(),
@@ -282,10 +285,11 @@ export function createPackServiceSupervisor(options) {
   };
 
   // The native side holds no reference on the event loop: like the TypeScript front's
-  // node:http server, a listening front or a started child keeps the process alive until close().
+  // node:http server, a listening front or a started child keeps the process alive until
+  // close(), and the supervisor (with its callbacks, which Rust reaches weakly) with it.
   let keepAlive;
   const holdProcess = () => {
-    keepAlive ??= setInterval(() => {}, 2 ** 31 - 1);
+    keepAlive ??= setInterval(() => void supervisor, 2 ** 31 - 1);
   };
   const letProcessGo = () => {
     clearInterval(keepAlive);
