@@ -216,6 +216,8 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
       { id: 'output-recursion', modulePath: 'echo.mjs', input: { type: 'object' }, output: { $ref: '#' } },
       { id: 'getter-required', modulePath: 'getter-required.mjs', input: { type: 'object' }, output: outputs['getter-required.mjs'] },
       { id: 'bigint', modulePath: 'bigint.mjs', input: { type: 'object' }, output: { type: 'object' } },
+      // A throw JSON cannot write: recorded as the handler-throw it is, then the 500.
+      { id: 'bigint-name', modulePath: 'bigint-name.mjs', input: { type: 'object' }, output: {} },
       // No handler, and an inputZod getter that throws: TypeScript reads both before judging.
       { id: 'zod-getter', modulePath: 'zod-getter.mjs', input: { type: 'object' }, output: {} },
     ],
@@ -231,6 +233,8 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
     importModule: async (p) =>
       p === 'check.mjs'
         ? { default: () => ({ ok: true }) }
+        : p === 'bigint-name.mjs'
+          ? { default: () => { const error = new Error('named'); error.name = 10n; throw error; } }
         : p === 'zod-getter.mjs'
           ? { default: { get inputZod() { throw new Error('zod getter'); } } }
           : modules[p],
@@ -256,8 +260,9 @@ test('what the runner throws escapes its call: a 500 and no call record, as in T
     assert.deepEqual(await post({ v: 2, kind: 'invoke', tool: { id: 'zod-getter' }, input: {}, ctx }), { status: 500, text: '{"error":"zod getter"}', duration: null });
     assert.equal(events.filter((e) => e.kind === 'call').length, 0);
     assert.equal((await post({ v: 2, kind: 'invoke', tool: { id: 'bigint' }, input: {}, ctx })).status, 500);
-    await until(() => events.some((e) => e.kind === 'call'));
-    assert.deepEqual(events.filter((e) => e.kind === 'call').map((e) => [e.id, e.outcome]), [['bigint', 'ok']]);
+    assert.deepEqual(await post({ v: 2, kind: 'invoke', tool: { id: 'bigint-name' }, input: {}, ctx }), { status: 500, text: '{"error":"Do not know how to serialize a BigInt"}', duration: null });
+    await until(() => events.filter((e) => e.kind === 'call').length === 2);
+    assert.deepEqual(events.filter((e) => e.kind === 'call').map((e) => [e.id, e.outcome]), [['bigint', 'ok'], ['bigint-name', 'handler-throw']]);
   } finally {
     await service.stop(100);
   }

@@ -539,15 +539,16 @@ export function createPackService(options) {
   // never throw, since a throw there is an uncaught exception for the whole process.
   function settle(id, call, response) {
     calls.delete(id);
+    const outcome = response.kind === 'error' ? response.code : 'ok';
     let text;
     try {
       text = JSON.stringify(response);
     } catch (cause) {
-      // What JSON cannot hold (a BigInt in the output): the service's 500, as in TypeScript.
-      service.settle(id, '', 'ok', false, describeCause(cause));
+      // What JSON cannot hold (a BigInt in a check's result or a thrown error's fields): the
+      // service's 500, recorded with the outcome first, as in TypeScript.
+      service.settle(id, '', outcome, false, describeCause(cause));
       return;
     }
-    const outcome = response.kind === 'error' ? response.code : 'ok';
     service.settle(id, text, outcome, honouredAbort(call, response), undefined);
   }
 

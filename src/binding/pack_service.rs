@@ -243,7 +243,7 @@ impl Runner for Arc<JsRunner> {
                     // place until the queue reaches it.
                     if start.end() {
                         return Settled {
-                            answer: Answer::Failed(format!(
+                            answer: Answer::failed(format!(
                                 "The {word} {call_id} ended before it started"
                             )),
                             honoured_abort: true,
@@ -281,7 +281,7 @@ fn stopped() -> Settled {
 /// The answer of a call whose settle slot went without an answer (the JS side gone with it).
 fn unsettled(word: &str, id: &str) -> Settled {
     Settled {
-        answer: Answer::Failed(format!("The {word} {id} ended without an answer")),
+        answer: Answer::failed(format!("The {word} {id} ended without an answer")),
         honoured_abort: true,
     }
 }
@@ -592,7 +592,7 @@ impl NativePackService {
         failure: Option<String>,
     ) -> bool {
         let answer = match (failure, PackErrorCode::parse(&outcome)) {
-            (Some(reason), _) => Answer::Failed(reason),
+            (Some(reason), code) => Answer::Failed { reason, code },
             (None, Some(code)) => Answer::ErrorJson {
                 code,
                 json: response,

@@ -131,8 +131,13 @@ pub enum Answer {
         json: String,
     },
     /// The service itself failed on this call (an answer JSON cannot hold): a 500 whose
-    /// `error` is this text.
-    Failed(String),
+    /// `error` is `reason`. The call is recorded with the answer's `code` (a `handler-throw`
+    /// whose error JSON cannot write), `ok` without one, as TypeScript records it before
+    /// writing fails.
+    Failed {
+        reason: String,
+        code: Option<PackErrorCode>,
+    },
     /// A tool handler's output, not yet checked against the tool's output schema.
     Output(ToolOutput),
     /// A transport answer and no call record: refused before pack code started (503
@@ -157,10 +162,18 @@ pub struct ToolOutput {
 }
 
 impl Answer {
+    /// The service's 500 with `reason`, recorded as `ok`.
+    pub fn failed(reason: String) -> Answer {
+        Answer::Failed { reason, code: None }
+    }
+
     /// `ok` or the error code: the call's outcome in events and records.
     pub fn outcome(&self) -> &'static str {
         match self {
-            Answer::Message(_) | Answer::Failed(_) | Answer::Output(_) => "ok",
+            Answer::Message(_) | Answer::Output(_) | Answer::Failed { code: None, .. } => "ok",
+            Answer::Failed {
+                code: Some(code), ..
+            } => code.as_str(),
             Answer::Error(error) => error.code.as_str(),
             Answer::ErrorJson { code, .. } => code.as_str(),
             Answer::Transport(_) => "refused",

@@ -356,7 +356,7 @@ impl PackService {
                 error.to_json(),
                 lone_surrogates || self.catalog.lone_surrogates(),
             )),
-            Answer::Failed(reason) => Outcome::Reply(Reply::error(500, &reason)),
+            Answer::Failed { reason, .. } => Outcome::Reply(Reply::error(500, &reason)),
             // Only a tool's output is checked; a runner that answers a check with one is wrong.
             Answer::Output(_) => Outcome::Reply(Reply::error(
                 500,
@@ -440,7 +440,7 @@ impl PackService {
                         ToolOutput {
                             unwritable: Some(reason),
                             ..
-                        } => Answer::Failed(reason),
+                        } => Answer::failed(reason),
                         ToolOutput {
                             response: Some(response),
                             ..
