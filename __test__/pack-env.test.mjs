@@ -235,6 +235,13 @@ test('PE 105: optional names are never missing; an undefined declaration gives [
   assert.deepStrictEqual([...missingPackEnv(undefined, { A: '' })], []);
 });
 
+test('missingPackEnv reads any name as a key, as TypeScript does: NUL, lone surrogates, inherited', () => {
+  const declaration = { required: ['A\u0000B', '\ud800', 'toString', 'C'], optional: [] };
+  // '\ud800' is set, and so is toString (inherited from Object.prototype), as `environment[name]` reads them.
+  assert.deepStrictEqual(missingPackEnv(declaration, { '\ud800': 'x' }), ['A\u0000B', 'C']);
+  assert.deepStrictEqual(missingPackEnv(declaration, { 'A\u0000B': 'y', '\ufffd': 'x' }), ['\ud800', 'C']);
+});
+
 test('missingPackEnv works on process.env', () => {
   const set = `KTEST_PE_SET_${process.pid}`;
   const empty = `KTEST_PE_EMPTY_${process.pid}`;

@@ -39,9 +39,18 @@ function environmentObject(environment) {
   return environment;
 }
 
+/**
+ * The required names `environment` lacks: unset (`undefined`) or exactly `''`, in the
+ * declaration's order. Read here, as TypeScript reads it, so any name is a key (one holding
+ * NUL or a lone surrogate too, which a native string cannot carry).
+ */
 export function missingPackEnv(declaration, environment) {
   const { required } = declaredLists(declaration);
-  return native.missingPackEnv(required, environmentObject(environment));
+  const variables = environmentObject(environment);
+  return required.filter((name) => {
+    const value = variables[name];
+    return value === undefined || value === '';
+  });
 }
 
 function setting(outcome) {

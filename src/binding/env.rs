@@ -2,9 +2,8 @@
 
 use super::errors::{from_napi, JsError};
 use crate::env::{
-    missing_pack_env, parse_pack_env_check, parse_pack_env_filter, resolve_pack_env,
-    undeclared_pack_env, EnvConfig, NameList, PackEnvDeclaration, PLATFORM_ENV_NAMES,
-    PLATFORM_ENV_PREFIXES,
+    parse_pack_env_check, parse_pack_env_filter, resolve_pack_env, undeclared_pack_env, EnvConfig,
+    NameList, PackEnvDeclaration, PLATFORM_ENV_NAMES, PLATFORM_ENV_PREFIXES,
 };
 use napi::bindgen_prelude::{Array, JsObjectValue, Object, Unknown};
 use napi::{JsValue, ValueType};
@@ -111,38 +110,6 @@ pub fn resolve_pack_env_js(env: Unknown) -> Result<EnvOutcome, JsError> {
         Ok(None) => EnvOutcome::empty(),
         Err(message) => EnvOutcome::refused(message),
     })
-}
-
-/// The required names `environment` lacks: unset (`undefined`) or exactly `''`.
-#[napi(js_name = "missingPackEnv")]
-pub fn missing_pack_env_js(
-    required: Vec<String>,
-    environment: Object,
-) -> Result<Vec<String>, JsError> {
-    let mut lookup_error = None;
-    let is_set = |name: &str| match environment.get_named_property::<Unknown>(name) {
-        Ok(value) => match value.get_type() {
-            Ok(ValueType::Undefined) => false,
-            // SAFETY: checked to be a string.
-            Ok(ValueType::String) => unsafe { value.cast::<String>() }
-                .map(|s| !s.is_empty())
-                .unwrap_or(true),
-            _ => true,
-        },
-        Err(error) => {
-            lookup_error.get_or_insert(error);
-            true
-        }
-    };
-    let declaration = PackEnvDeclaration {
-        required,
-        optional: Vec::new(),
-    };
-    let missing = missing_pack_env(Some(&declaration), is_set);
-    match lookup_error {
-        Some(error) => Err(from_napi(error)),
-        None => Ok(missing),
-    }
 }
 
 #[napi(js_name = "undeclaredPackEnv")]

@@ -201,21 +201,6 @@ pub fn resolve_pack_env(config: &EnvConfig) -> Result<Option<PackEnvDeclaration>
     Ok(Some(declaration))
 }
 
-/// The required names the environment lacks (unset, or set to `''`), in the declaration's order.
-/// `is_set(name)` says whether the environment gives `name` a non-empty value.
-pub fn missing_pack_env(
-    declaration: Option<&PackEnvDeclaration>,
-    mut is_set: impl FnMut(&str) -> bool,
-) -> Vec<String> {
-    declaration.map_or_else(Vec::new, |d| {
-        d.required
-            .iter()
-            .filter(|name| !is_set(name))
-            .cloned()
-            .collect()
-    })
-}
-
 /// How the pack service treats missing required names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PackEnvCheck {
@@ -378,20 +363,6 @@ mod tests {
             resolve_pack_env(&object(names(&["A"]), names(&["A"]))),
             Err("\"A\" is in both `env.required` and `env.optional`".into())
         );
-    }
-
-    #[test]
-    fn missing_names_keep_declaration_order() {
-        let declaration = PackEnvDeclaration {
-            required: vec!["A_URL".into(), "B_URL".into(), "C".into()],
-            optional: vec!["OPT".into()],
-        };
-        let set = |name: &str| name == "C";
-        assert_eq!(
-            missing_pack_env(Some(&declaration), set),
-            vec!["A_URL", "B_URL"]
-        );
-        assert!(missing_pack_env(None, |_| false).is_empty());
     }
 
     #[test]
