@@ -600,6 +600,15 @@ test("a child that announces the front's own port fails its boot instead of loop
   assert.equal(run.supervisor.relay.serving(), false);
 });
 
+test('a child announcing port 0 before the front listens boots, as in TypeScript (no front to loop into)', async (t) => {
+  const dir = packFolder('kindgi-sup-port-zero-');
+  const script = join(dir, 'zero.mjs');
+  writeFileSync(script, "process.stderr.write(JSON.stringify({ kind: 'listening', port: 0 }) + '\\n');\nsetInterval(() => {}, 1000);\n");
+  const supervisor = createPackServiceSupervisor({ command: [process.execPath, script], moduleRoot: dir, env: async () => ({}) });
+  t.after(() => supervisor.close());
+  assert.deepEqual(await supervisor.start(join(dir, 'index.json')), { kind: 'ok', value: { port: 0 } });
+});
+
 /** What the TypeScript relay's fetch throws for `init` (its `fetch failed` when it takes the request). */
 async function fetchRefusal(route, init) {
   try {

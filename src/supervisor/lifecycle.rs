@@ -229,9 +229,13 @@ impl Lifecycle {
             Err(reason) => Err(vec![reason]),
         };
         // A child that names the front's own port would have the front forward to itself,
-        // each hop a new connection, until no descriptor is left.
+        // each hop a new connection, until no descriptor is left. (Port 0 is no front's: one
+        // not listening yet.)
         let booted = match booted {
-            Ok(child) if u32::from(child.port) == self.front_port.load(Ordering::Acquire) => {
+            Ok(child)
+                if child.port != 0
+                    && u32::from(child.port) == self.front_port.load(Ordering::Acquire) =>
+            {
                 child.retire(self.options.stop_grace).await;
                 Err(vec![format!(
                     "The pack service announced the supervisor's own port {}",
