@@ -609,6 +609,32 @@ test('a child announcing port 0 before the front listens boots, as in TypeScript
   assert.deepEqual(await supervisor.start(join(dir, 'index.json')), { kind: 'ok', value: { port: 0 } });
 });
 
+test('the front refuses a declared length over maxBodyBytes before reading the body, as the service does', async (t) => {
+  const dir = packFolder('kindgi-sup-too-large-');
+  const run = await supervise(t, dir, {}, { maxBodyBytes: 1000 });
+  const { port } = new URL(run.url);
+  // 10 bytes of a declared 1,000,000: answered at once, not after the whole body (or 300 s).
+  const answer = await new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let got = '';
+    socket.on('data', (d) => {
+      got += d;
+      if (got.includes('}')) {
+        socket.destroy();
+        resolve(got);
+      }
+    });
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => {
+      socket.destroy();
+      reject(new Error('no answer within 10 s'));
+    });
+    socket.write(`POST /v1/invoke HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nkindgi-pack-token: ${run.supervisor.token}\r\ncontent-length: 1000000\r\n\r\n{"v":2,...`);
+  });
+  assert.match(answer, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
+  assert.ok(answer.endsWith('{"error":"Request body too large"}'), answer);
+});
+
 /** What the TypeScript relay's fetch throws for `init` (its `fetch failed` when it takes the request). */
 async function fetchRefusal(route, init) {
   try {

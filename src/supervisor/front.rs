@@ -121,6 +121,17 @@ impl Front {
         {
             return answer_unread(body, reply_response(Reply::not_json()), BODY_WITHIN).await;
         }
+        // A declared length over the limit is refused before the body is read, as the service
+        // refuses it (the TypeScript front reads the whole body first); the body is then read
+        // to its end and dropped, so the connection goes on.
+        let declared = head
+            .headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if invoke && declared.is_some_and(|n| n > self.max_body_bytes as u64) {
+            return answer_unread(body, reply_response(Reply::too_large()), BODY_WITHIN).await;
+        }
         // The deadline passes on when `Number()` of it is finite and above 0, as `String()` of
         // that number.
         let timeout_ms = header("kindgi-timeout-ms")
