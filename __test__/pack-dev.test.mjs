@@ -2,10 +2,10 @@
 // change, a failed boot that keeps the old child, and Ctrl-C closing it with its child.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readDevArgs } from '../lib/pack-dev.js';
 import { processesNaming } from './helpers/processes.mjs';
@@ -33,11 +33,22 @@ test('arguments: defaults, a command after --, and every problem at once', () =>
   assert.deepEqual(readDevArgs(['--index', 'i.json', '--']).problems, ["'--' needs a command after it"]);
   // A flag where a value should be is not swallowed; names of Object's own members are unknown.
   assert.deepEqual(readDevArgs(['--index', 'i.json', '--token', '--json', 'toString']).problems, ['--token needs a value', 'Unknown argument "toString"']);
+  // `--flag=value` for the flags that take a value; not for the others.
+  const joined = readDevArgs(['--index=i.json', '--port=9', '--module-root=/m=x']).value;
+  assert.deepEqual([joined.port, joined.moduleRoot], [9, '/m=x']);
+  assert.deepEqual(readDevArgs(['--index=', '--json=1']).problems, ['--index needs a value', 'Unknown argument "--json=1"', '--index is required']);
+});
+
+const launched = new Set();
+// A test that fails midway leaves its CLI running: SIGTERM closes it and its child.
+after(() => {
+  for (const child of launched) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
 /** Spawns the CLI with --json; `next(kind)` resolves with the next event of that kind. */
 function launch(args, env = process.env) {
   const child = spawn(process.execPath, [bin, '--json', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  launched.add(child);
   const events = [];
   const waiting = [];
   onLines(child.stdout, (line) => {
@@ -114,6 +125,116 @@ test('an index outside the module root, saved by renaming over it, swaps too', a
   assert.equal(await run.exited, 0);
 });
 
+/** `promise`, or a failure naming `what` when it has not settled within `ms`. */
+function within(promise, what, ms = 5000) {
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A copy of the fixture pack whose `fixture.versioned` answers `version` (after `delayMs` of loading). */
+function versionedSource(version, delayMs = 0) {
+  const source = readFileSync(join(fixture, 'tools', 'versioned.mjs'), 'utf8').replace("handler: () => ({ version: '1.2.0' })", `handler: () => ({ version: '${version}' })`);
+  return delayMs > 0 ? `await new Promise((resolve) => setTimeout(resolve, ${delayMs}));\n${source}` : source;
+}
+async function versionServed(front) {
+  const res = await fetch(`${front.url}/v1/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'kindgi-pack-token': front.token },
+    body: '{"v":2,"kind":"invoke","tool":{"id":"fixture.versioned"},"input":{},"ctx":{"tenantId":"t","runId":"r"}}',
+  });
+  return (await res.json()).output?.version;
+}
+
+test('a module saved by renaming over it, then written in place, swaps both times', async () => {
+  const root = packFolder('kindgi-pack-dev-rename-');
+  cpSync(fixture, root, { recursive: true });
+  const module = join(root, 'tools', 'versioned.mjs');
+  const run = launch(['--index', join(root, 'index.json')]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  // An editor's save: a new file renamed over the old one (a new inode under the same name).
+  writeFileSync(`${module}.new`, versionedSource('renamed'));
+  renameSync(`${module}.new`, module);
+  await within(run.nth('started', 2), 'swap after the rename');
+  assert.equal(await versionServed(front), 'renamed');
+  // A plain write to the file that replaced it is a change too.
+  writeFileSync(module, versionedSource('written'));
+  await within(run.nth('started', 3), 'swap after the write to the renamed file');
+  assert.equal(await versionServed(front), 'written');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+test('changes under .git and node_modules, and editor temp files, do not swap', async () => {
+  const root = packFolder('kindgi-pack-dev-ignored-');
+  cpSync(fixture, root, { recursive: true });
+  mkdirSync(join(root, '.git'));
+  mkdirSync(join(root, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(root, 'node_modules', 'dep', 'index.js'), 'export {};\n');
+  const run = launch(['--index', join(root, 'index.json')]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  writeFileSync(join(root, '.git', 'index'), 'git');
+  writeFileSync(join(root, 'node_modules', 'dep', 'index.js'), 'export const changed = 1;\n');
+  for (const name of ['.versioned.mjs.swp', '.versioned.mjs.swx', 'versioned.mjs~', '.#versioned.mjs', '4913']) {
+    writeFileSync(join(root, 'tools', name), 'temp');
+  }
+  await sleep(600);
+  assert.deepEqual(run.events.filter((e) => e.kind === 'started').length, 1, 'no swap for ignored changes');
+  // The watching still works: a real change swaps.
+  writeFileSync(join(root, 'tools', 'versioned.mjs'), versionedSource('real'));
+  await within(run.nth('started', 2), 'swap after a real change');
+  assert.equal(await versionServed(front), 'real');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+test('changes during a slow swap lead to exactly one more swap, with the last code', async () => {
+  const root = packFolder('kindgi-pack-dev-slow-');
+  cpSync(fixture, root, { recursive: true });
+  const module = join(root, 'tools', 'versioned.mjs');
+  const slowMs = 900;
+  writeFileSync(module, versionedSource('v0', slowMs));
+  const run = launch(['--index', join(root, 'index.json')]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  writeFileSync(module, versionedSource('v1', slowMs));
+  // The swap has begun (after the 100 ms settling) and takes `slowMs` to boot: edits in it.
+  await sleep(250);
+  for (const version of ['v2', 'v3', 'v4']) {
+    writeFileSync(module, versionedSource(version, slowMs));
+    await sleep(150);
+  }
+  await within(run.nth('started', 3), 'follow-up swap', 6000);
+  await sleep(slowMs + 500);
+  assert.equal(run.events.filter((e) => e.kind === 'started').length, 3, 'one swap, then one follow-up');
+  assert.equal(await versionServed(front), 'v4');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+test('a module root deleted and built again is watched again', async () => {
+  const root = packFolder('kindgi-pack-dev-rebuilt-');
+  cpSync(fixture, root, { recursive: true });
+  const run = launch(['--index', join(root, 'index.json')]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  // `rm -rf dist && build`: the deletion is a failed boot (no index), the rebuild a swap.
+  rmSync(root, { recursive: true });
+  await within(run.nth('boot-failed', 1), 'failed boot after the deletion');
+  cpSync(fixture, root, { recursive: true });
+  writeFileSync(join(root, 'tools', 'versioned.mjs'), versionedSource('rebuilt'));
+  await within(run.nth('started', 2), 'swap after the rebuild');
+  assert.equal(await versionServed(front), 'rebuilt');
+  writeFileSync(join(root, 'tools', 'versioned.mjs'), versionedSource('edited'));
+  await within(run.nth('started', 3), 'swap after an edit in the rebuilt root');
+  assert.equal(await versionServed(front), 'edited');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
 test('pack code sees the variables the pack does not declare, as under kindgi dev, unless the filter is set', async () => {
   const indexPath = writeLocalPack(packFolder('kindgi-pack-dev-env-'), { 'env.mjs': ENV_NAMES_TOOL });
   const namesSeen = async (env) => {
@@ -158,11 +279,25 @@ test('a missing index or a bad token is an error line and exit 1', async () => {
   }
 });
 
-test('bad arguments print the problems and the usage, and exit 2', async () => {
-  const child = spawn(process.execPath, [bin, '--port', '70000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs the CLI to its end: its exit code, stdout and stderr. */
+async function runToEnd(args) {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let err = '';
   child.stdout.on('data', (chunk) => (out += chunk));
-  const code = await new Promise((resolve) => child.on('exit', resolve));
+  child.stderr.on('data', (chunk) => (err += chunk));
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  return { code, out, err };
+}
+
+test('bad arguments print the problems and the usage on stderr, and exit 2', async () => {
+  const { code, out, err } = await runToEnd(['--port', '70000']);
   assert.equal(code, 2);
-  assert.match(out, /^--index is required\n--port must be a port number, not "70000"\nUsage: kindgi-pack-dev/);
+  assert.equal(out, '');
+  assert.match(err, /^--index is required\n--port must be a port number, not "70000"\nUsage: kindgi-pack-dev/);
+});
+
+test('without --json an error is a line on stderr', async () => {
+  const missing = join(tmpdir(), 'no-such-index.json');
+  assert.deepEqual(await runToEnd([`--index=${missing}`]), { code: 1, out: '', err: `No index at ${missing}\n` });
 });

@@ -1,9 +1,9 @@
 // `kindgi-pack-dev`: a development loop on the supervisor, as `kindgi dev` runs it. One front
 // on a fixed address and token; the pack service as a child behind it, swapped whenever a file
 // under the module root (or the index) changes; Ctrl-C or SIGTERM closes it, child included.
-import { watch } from 'node:fs';
+import { readdirSync, realpathSync, statSync, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACK_ENV_FILTER_VAR } from './pack-env.js';
 import { createPackServiceSupervisor } from './supervisor.js';
@@ -31,7 +31,13 @@ export function readDevArgs(argv) {
   const valued = { '--index': 'index', '--module-root': 'moduleRoot', '--host': 'host', '--port': 'port', '--token': 'token' };
   for (let i = 0; i < own.length; i += 1) {
     const arg = own[i];
-    if (arg === '--no-watch') options.watch = false;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    if (eq > 0 && Object.hasOwn(valued, arg.slice(0, eq))) {
+      // `--port=8787`, as most commands take it.
+      const value = arg.slice(eq + 1);
+      if (value === '') problems.push(`${arg.slice(0, eq)} needs a value`);
+      else options[valued[arg.slice(0, eq)]] = value;
+    } else if (arg === '--no-watch') options.watch = false;
     else if (arg === '--json') options.json = true;
     else if (Object.hasOwn(valued, arg)) {
       const value = own[i + 1];
@@ -64,19 +70,25 @@ export function readDevArgs(argv) {
 
 /**
  * Runs the loop until `signal` aborts (the bin aborts it on SIGINT or SIGTERM). `print(text)`
- * gets each line for the terminal. Resolves with the exit code.
+ * gets each line for the terminal's stdout, `printError(text)` the problems, the usage and
+ * (without --json) the errors. Resolves with the exit code.
  */
-export async function devMain(argv, { env = process.env, print = (text) => process.stdout.write(`${text}\n`), signal } = {}) {
+export async function devMain(
+  argv,
+  { env = process.env, print = (text) => process.stdout.write(`${text}\n`), printError = (text) => process.stderr.write(`${text}\n`), signal } = {},
+) {
   const read = readDevArgs(argv);
   if (read.problems !== undefined) {
-    for (const problem of read.problems) print(problem);
-    print(USAGE);
+    for (const problem of read.problems) printError(problem);
+    printError(USAGE);
     return 2;
   }
   const config = read.value;
   const say = (event, text) => print(config.json ? JSON.stringify(event) : text);
+  // Errors go to stderr, but with --json they are events like the others, on stdout.
   const sayError = (error) => {
     const message = String(error?.message ?? error);
+    if (!config.json) return printError(message);
     say({ kind: 'error', ...(error?.code !== undefined && { code: error.code }), message }, message);
   };
   const indexStat = await stat(config.index).catch(() => undefined);
@@ -131,32 +143,146 @@ export async function devMain(argv, { env = process.env, print = (text) => proce
   return 0;
 }
 
+/** Folders never watched, and editor temp files (vim's swap files and `4913` probe, emacs' lock and backup files). */
+const IGNORED_DIRS = new Set(['.git', 'node_modules']);
+const isTempFile = (name) => name === '4913' || name.endsWith('~') || name.startsWith('.#') || /\.sw[pxo]$/.test(name);
+/** How often a deleted module root is looked for again. */
+const ROOT_POLL_MS = 500;
+
 /**
  * Calls `restart` (which never rejects) once changes under the module root, or to the index,
- * have settled, each call after `first` and the calls before it; `failed` hears of a watcher's
- * error (the watching goes on where it can).
+ * have settled: after `first`, and never two at once; changes during a run make one more run.
+ * `failed` hears of a watcher's error (the watching goes on where it can).
  */
 function watchPack(config, first, restart, failed) {
   let timer;
-  let running = first;
+  let running = true;
+  let dirty = false;
+  let closed = false;
+  const run = () => {
+    if (closed) return;
+    if (running) {
+      dirty = true;
+      return;
+    }
+    running = true;
+    restart().then(settled);
+  };
+  const settled = () => {
+    running = false;
+    if (dirty) {
+      dirty = false;
+      run();
+    }
+  };
+  first.then(settled);
   const changed = () => {
     clearTimeout(timer);
-    // One start at a time: a change during a boot starts again after it.
-    timer = setTimeout(() => {
-      running = running.then(restart);
-    }, SETTLE_MS);
+    timer = setTimeout(run, SETTLE_MS);
   };
-  const watchers = [watch(config.moduleRoot, { recursive: true }, changed)];
-  if (relative(config.moduleRoot, config.index).startsWith('..')) {
+
+  // One non-recursive watch per folder, not Node's recursive one: on Linux that follows each
+  // file's inode and misses edits after an editor's rename-over save or a delete and recreate.
+  const root = config.moduleRoot;
+  const dirs = new Map();
+  // Each watched folder's real path: a symlinked folder is followed once, and a link back up
+  // the tree is no loop.
+  const reals = new Map();
+  let poll;
+  const exists = (path) => {
+    try {
+      return statSync(path).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const drop = (path) => {
+    for (const [dir, w] of dirs) {
+      if (dir === path || dir.startsWith(path + sep)) {
+        w.close();
+        dirs.delete(dir);
+        reals.delete(dir);
+      }
+    }
+  };
+  const rootGone = () => {
+    drop(root);
+    if (poll !== undefined || closed) return;
+    // The root itself went (`rm -rf dist`): look for it again, and its return is a change.
+    poll = setInterval(() => {
+      if (!exists(root)) return;
+      clearInterval(poll);
+      poll = undefined;
+      add(root);
+      changed();
+    }, ROOT_POLL_MS);
+  };
+  const seen = (dir, name) => {
+    if (name !== null && (isTempFile(name) || IGNORED_DIRS.has(name))) return;
+    changed();
+    if (dir === root && !exists(root)) return rootGone();
+    if (name === null) return add(dir);
+    const path = join(dir, name);
+    // A folder, or a link to one, is watched; an entry that went is dropped.
+    if (exists(path)) add(path);
+    else drop(path);
+  };
+  /** Watches `dir` and the folders under it not yet watched. */
+  const add = (dir) => {
+    if (closed || (dir !== root && IGNORED_DIRS.has(basename(dir)))) return;
+    if (!dirs.has(dir)) {
+      let real;
+      try {
+        real = realpathSync(dir);
+      } catch {
+        if (dir === root) rootGone();
+        return;
+      }
+      if ([...reals.values()].includes(real)) return;
+      let w;
+      try {
+        w = watch(dir, (_, name) => seen(dir, name === null ? null : String(name)));
+      } catch (error) {
+        if (error?.code !== 'ENOENT' && error?.code !== 'ENOTDIR') failed(error);
+        else if (dir === root) rootGone();
+        return;
+      }
+      w.on('error', (error) => {
+        if (dir === root ? exists(root) : exists(dir)) failed(error);
+        else if (dir === root) rootGone();
+        else drop(dir);
+      });
+      dirs.set(dir, w);
+      reals.set(dir, real);
+    }
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory() || (entry.isSymbolicLink() && exists(join(dir, entry.name)))) add(join(dir, entry.name));
+    }
+  };
+  add(root);
+
+  const others = [];
+  if (relative(root, config.index).startsWith('..')) {
     // The index's folder, not the file: an editor that saves by renaming replaces the file.
     const name = basename(config.index);
-    watchers.push(watch(dirname(config.index), (_, file) => (file === null || file === name) && changed()));
+    const w = watch(dirname(config.index), (_, file) => (file === null || String(file) === name) && changed());
+    w.on('error', failed);
+    others.push(w);
   }
-  for (const w of watchers) w.on('error', failed);
   return {
     close() {
+      closed = true;
       clearTimeout(timer);
-      for (const w of watchers) w.close();
+      clearInterval(poll);
+      for (const w of [...dirs.values(), ...others]) w.close();
+      dirs.clear();
+      reals.clear();
     },
   };
 }
