@@ -299,6 +299,21 @@ test('bad options throw invalid-argument with a clear message', () => {
   assert.match(createPackServiceSupervisor(base).token, /^[A-Za-z0-9_-]{32}$/);
 });
 
+/**
+ * Runs an ES module script in a process of its own: its exit code (or the signal that ended
+ * it) and its stdout. One that does not exit by itself within 30 s is killed (`SIGKILL`), so a
+ * process kept alive fails its test rather than hanging the suite.
+ */
+async function runScript(script) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const stuck = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(signal ?? exitCode)));
+  clearTimeout(stuck);
+  return { code, out };
+}
+
 test('a supervisor its owner drops is collected; one whose front listens serves on', async () => {
   const script = `
     import { setFlagsFromString } from 'node:v8';
@@ -330,12 +345,7 @@ test('a supervisor its owner drops is collected; one whose front listens serves 
     process.stdout.write(JSON.stringify({ collected, healthz }));
     process.exit(0);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  const stuck = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(signal ?? exitCode)));
-  clearTimeout(stuck);
+  const { code, out } = await runScript(script);
   assert.equal(code, 0);
   assert.deepEqual(JSON.parse(out), { collected: 10, healthz: 200 });
 });
@@ -350,13 +360,7 @@ test('a process exits by itself after close(), with its child gone', async () =>
     await sup.close();
     console.log('closed');
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  // A process that does not exit by itself fails here rather than hanging the suite.
-  const stuck = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(signal ?? exitCode)));
-  clearTimeout(stuck);
+  const { code, out } = await runScript(script);
   assert.equal(code, 0);
   const [first, second] = out.trim().split('\n');
   assert.equal(second, 'closed');
