@@ -157,6 +157,18 @@ pub fn joined_header<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<S
     joined
 }
 
+/// The `content-length` a request declares, as the service and the front read it: the first
+/// one, as Node keeps it.
+pub fn declared_length(headers: &hyper::HeaderMap) -> Option<u64> {
+    joined_header(
+        headers
+            .get(hyper::header::CONTENT_LENGTH)
+            .map(|v| v.as_bytes()),
+    )?
+    .parse()
+    .ok()
+}
+
 /// The request target as Node's `req.url` holds it: the origin-form path and query, or the
 /// whole target when it is absolute-form (`http://host/v1/info`), which then matches no route.
 pub fn request_target(uri: &hyper::Uri) -> String {

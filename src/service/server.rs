@@ -5,7 +5,9 @@
 use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
-use crate::service::http::{joined_header, node_header_value, request_target, Reply};
+use crate::service::http::{
+    declared_length, joined_header, node_header_value, request_target, Reply,
+};
 use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEAD_BYTES};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
@@ -333,7 +335,7 @@ fn head_of(req: &Request<Incoming>) -> RequestHead {
         token: header("kindgi-pack-token"),
         tenant: header("kindgi-tenant-id"),
         content_type: first(CONTENT_TYPE),
-        content_length: first(CONTENT_LENGTH).and_then(|v| v.parse().ok()),
+        content_length: declared_length(req.headers()),
         timeout_ms: header("kindgi-timeout-ms"),
         traceparent: header("traceparent"),
     }

@@ -6,8 +6,8 @@
 use crate::js::{js_number, utf8_text};
 use crate::json::write_js_number;
 use crate::service::http::{
-    is_json_content_type, joined_header, node_header_value, refuse_request, request_target, Reply,
-    Route,
+    declared_length, is_json_content_type, joined_header, node_header_value, refuse_request,
+    request_target, Reply, Route,
 };
 use crate::service::server::{
     answer_unread, closing, read_body, reply_response, Handler, BODY_WITHIN,
@@ -124,12 +124,8 @@ impl Front {
         // A declared length over the limit is refused before the body is read, as the service
         // refuses it (the TypeScript front reads the whole body first); the body is then read
         // to its end and dropped, so the connection goes on.
-        let declared = head
-            .headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if invoke && declared.is_some_and(|n| n > self.max_body_bytes as u64) {
+        if invoke && declared_length(&head.headers).is_some_and(|n| n > self.max_body_bytes as u64)
+        {
             return answer_unread(body, reply_response(Reply::too_large()), BODY_WITHIN).await;
         }
         // The deadline passes on when `Number()` of it is finite and above 0, as `String()` of
