@@ -411,6 +411,46 @@ test('close() while a start() is still booting its child kills that child before
   assert.deepEqual(await started, { kind: 'err', error: { problems: ['The pack service is closing'] } });
 });
 
+test('a wrapper command that does not pass SIGTERM on leaves no service behind a swap, a boot timeout or close() (Linux)', { skip: process.platform !== 'linux' }, async () => {
+  // The shell runs the service as its child and waits for it (the `; true` keeps it from
+  // exec'ing), so a SIGTERM ends the shell alone. Each copy of the index sits in a folder of its
+  // own, which both processes name on their command lines.
+  const wrapped = (...argv) => ['/bin/sh', '-c', '"$@"; true', 'sh', ...argv];
+  const copy = (prefix) => {
+    const dir = packFolder(prefix);
+    writeFileSync(join(dir, 'index.json'), JSON.stringify(jsIndex));
+    return dir;
+  };
+  const sup = createPackServiceSupervisor({ command: wrapped(...command), moduleRoot: packRoot, env });
+  const first = copy('kindgi-wrap-a-');
+  const second = copy('kindgi-wrap-b-');
+  try {
+    const front = await sup.listen();
+    assert.equal((await sup.start(join(first, 'index.json'))).kind, 'ok');
+    assert.equal(processesNaming(first).length, 2, 'the shell and its service');
+    assert.equal((await sup.start(join(second, 'index.json'))).kind, 'ok');
+    assert.deepEqual(processesNaming(first), [], 'the swap retired the service with its shell');
+    const answer = await frontClient(front, sup.token).invoke('fixture.echo', { text: 'hi' });
+    assert.deepEqual(JSON.parse(answer.text).output, { text: 'hi', n: 1 });
+  } finally {
+    await sup.close();
+  }
+  assert.deepEqual(processesNaming(second), [], 'close() retired the service with its shell');
+
+  // A service that never listens, behind a shell, killed at the boot timeout.
+  const hanging = packFolder('kindgi-wrap-hang-');
+  writeFileSync(join(hanging, 'hang.mjs'), 'setInterval(() => {}, 1000);\n');
+  const slow = createPackServiceSupervisor({ command: wrapped(process.execPath, join(hanging, 'hang.mjs')), moduleRoot: packRoot, env, bootTimeoutMs: 1500 });
+  try {
+    const started = slow.start(join(first, 'index.json'));
+    await until(() => processesNaming(hanging).length === 2, 'the shell and the hanging process to run');
+    assert.equal((await started).kind, 'err');
+    assert.deepEqual(processesNaming(hanging), [], 'the boot timeout killed both');
+  } finally {
+    await slow.close();
+  }
+});
+
 test('a pack that writes bytes that are not UTF-8 while it loads still boots, its lines read as readline reads them', async () => {
   const root = packFolder('kindgi-noisy-');
   writeFileSync(join(root, 'noisy.mjs'), "process.stderr.write(Buffer.from('caf\\xe9\\nx\\ry\\n', 'latin1'));\nexport default (input) => input;\n");

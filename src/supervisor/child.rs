@@ -5,6 +5,9 @@
 use crate::js::{js_string, uv_error};
 use crate::supervisor::backlog::Backlog;
 use crate::supervisor::lines::service_event;
+#[cfg(target_os = "linux")]
+use crate::supervisor::signals::{open_pidfd, send_through_pidfd};
+use crate::supervisor::signals::{send_to_pid, Descendants, Signal};
 use crate::supervisor::spawner;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -131,23 +134,51 @@ impl Child {
     }
 
     /// SIGTERM (the service drains its calls), then SIGKILL once `grace` has passed; resolves
-    /// once the child is gone.
+    /// once the child is gone. What it leaves running (a wrapper's service that was not passed
+    /// the SIGTERM) is retired the same way in what is left of the grace, and waited for.
     pub async fn retire(&self, grace: Duration) -> ChildExit {
-        if !self.has_exited() {
-            self.process.send(Signal::Term);
-            if let Ok(ended) = tokio::time::timeout(grace, self.exited()).await {
-                return ended;
-            }
-            self.process.send(Signal::Kill);
+        if self.has_exited() {
+            return self.exited().await;
         }
-        self.exited().await
+        let deadline = tokio::time::Instant::now() + grace;
+        let descendants = self.descendants().await;
+        self.process.send(Signal::Term);
+        match tokio::time::timeout_at(deadline, self.exited()).await {
+            Ok(ended) => {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                descendants.retire(left).await;
+                ended
+            }
+            Err(_) => {
+                self.process.send(Signal::Kill);
+                descendants.kill().await;
+                self.exited().await
+            }
+        }
     }
 
-    /// SIGKILL, at once.
-    pub fn kill(&self) {
+    /// SIGKILL, at once, to the child and to what it started.
+    pub async fn kill(&self) {
         if !self.has_exited() {
+            let descendants = self.descendants().await;
             self.process.send(Signal::Kill);
+            descendants.kill().await;
         }
+    }
+
+    /// The processes under the child, found before it is signalled (once it is gone they
+    /// belong to another parent). None once it is reaped: its pid may name another process.
+    async fn descendants(&self) -> Descendants {
+        let Some(pid) = self.process.pid else {
+            return Descendants::default();
+        };
+        let found = tokio::task::spawn_blocking(move || Descendants::of(pid))
+            .await
+            .unwrap_or_default();
+        if self.process.reaped.load(Ordering::Acquire) {
+            return Descendants::default();
+        }
+        found
     }
 }
 
@@ -235,14 +266,14 @@ pub async fn boot(
         },
         _ = child.exited() => Err(exited_before_listening(&child, &boot).await),
         () = tokio::time::sleep(boot_timeout) => {
-            child.kill();
+            child.kill().await;
             Err(vec![format!(
                 "The pack service did not listen within {} ms",
                 boot_timeout.as_millis()
             )])
         }
         () = cancel => {
-            child.kill();
+            child.kill().await;
             child.exited().await;
             Err(vec![CLOSING.to_owned()])
         }
@@ -375,71 +406,6 @@ impl LineSplitter {
             on_line(String::from_utf8_lossy(&self.line).into_owned());
             self.line.clear();
         }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Signal {
-    Term,
-    Kill,
-}
-
-#[cfg(unix)]
-fn signal_number(signal: Signal) -> libc::c_int {
-    match signal {
-        Signal::Term => libc::SIGTERM,
-        Signal::Kill => libc::SIGKILL,
-    }
-}
-
-/// `None` where the kernel has no pidfd_open (before 5.3): signals then go by pid.
-#[cfg(target_os = "linux")]
-fn open_pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
-    use std::os::fd::{FromRawFd, OwnedFd};
-    let pid = libc::pid_t::try_from(pid).ok()?;
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    let fd = libc::c_int::try_from(fd).ok().filter(|fd| *fd >= 0)?;
-    // SAFETY: the descriptor was just opened and nothing else owns it.
-    Some(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// Whether the kernel took the call: the signal was sent, or the child is gone (ESRCH).
-#[cfg(target_os = "linux")]
-fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: pidfd_send_signal only sends a signal to the process the descriptor refers to;
-    // one that has exited gives ESRCH.
-    let sent = unsafe {
-        libc::syscall(
-            libc::SYS_pidfd_send_signal,
-            fd.as_raw_fd(),
-            signal_number(signal),
-            std::ptr::null::<libc::siginfo_t>(),
-            0,
-        )
-    };
-    sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
-}
-
-#[cfg(unix)]
-fn send_to_pid(pid: Option<u32>, signal: Signal) {
-    let Some(pid) = pid.and_then(|p| libc::pid_t::try_from(p).ok()) else {
-        return;
-    };
-    // SAFETY: kill(2) only sends a signal; a pid that has already gone gives ESRCH.
-    unsafe {
-        libc::kill(pid, signal_number(signal));
-    }
-}
-
-#[cfg(not(unix))]
-fn send_to_pid(pid: Option<u32>, _signal: Signal) {
-    // No SIGTERM to send: the child is ended at once.
-    if let Some(pid) = pid {
-        let _ = std::process::Command::new("taskkill")
-            .args(["/PID", &pid.to_string(), "/T", "/F"])
-            .status();
     }
 }
 
@@ -691,34 +657,131 @@ mod tests {
         ));
     }
 
-    #[tokio::test]
-    async fn a_child_whose_pipes_outlive_it_is_still_seen_to_exit() {
-        // A wrapper script: it leaves a process behind that holds its stdout and stderr.
-        let (child, seen) = listening(
-            r#"trap 'exit 0' TERM; sleep 300 & echo "$!"; echo '{"kind":"listening","port":4323}' >&2; while :; do sleep 0.05; done"#,
-        )
-        .await;
-        let ended = tokio::time::timeout(
-            Duration::from_secs(20),
-            child.retire(Duration::from_secs(5)),
-        )
-        .await
-        .expect("the exit is reported while the left-behind process still runs");
-        assert_eq!(ended.code, Some(0));
-        let left = lines(&seen).iter().find_map(|l| match l {
-            ChildLine::Output {
-                line,
-                stderr: false,
-            } => line.parse::<i32>().ok(),
-            _ => None,
-        });
-        if let Some(pid) = left {
+    /// Whether `pid` names a process that has not exited (a zombie has).
+    fn running(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                let state = s.lines().find(|l| l.starts_with("State:"))?;
+                state.split_whitespace().nth(1).map(|s| s != "Z")
+            })
+            .unwrap_or(false)
+    }
+
+    /// The pids a script wrote on stdout, one per line.
+    fn pids(seen: &Mutex<Vec<ChildLine>>) -> Vec<i32> {
+        lines(seen)
+            .iter()
+            .filter_map(|l| match l {
+                ChildLine::Output {
+                    line,
+                    stderr: false,
+                } => line.parse().ok(),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn kill_all(pids: &[i32]) {
+        for &pid in pids {
             // SAFETY: kill(2) only sends a signal.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
-        assert!(left.is_some(), "the script said which process it left");
+    }
+
+    #[tokio::test]
+    async fn a_wrapper_s_service_is_retired_with_it() {
+        // A wrapper script: it exits on SIGTERM without passing it on, leaving a process that
+        // holds its stdout and stderr.
+        let (child, seen) = listening(
+            r#"trap 'exit 0' TERM; sleep 300 & echo "$!"; echo '{"kind":"listening","port":4323}' >&2; while :; do sleep 0.05; done"#,
+        )
+        .await;
+        let left = pids(&seen);
+        let ended = tokio::time::timeout(
+            Duration::from_secs(20),
+            child.retire(Duration::from_secs(5)),
+        )
+        .await
+        .expect("the retirement ends");
+        let still = left
+            .iter()
+            .copied()
+            .filter(|&p| running(p))
+            .collect::<Vec<_>>();
+        kill_all(&still);
+        assert_eq!(ended.code, Some(0));
+        assert_eq!(left.len(), 1, "the script said which process it started");
+        assert_eq!(
+            still,
+            Vec::<i32>::new(),
+            "the process it started is gone too"
+        );
+    }
+
+    #[tokio::test]
+    async fn what_a_wrapper_left_that_ignores_sigterm_is_killed_at_the_grace() {
+        // The subshell and its sleep both ignore SIGTERM; the wrapper itself ends on it.
+        let (child, seen) = listening(
+            r#"trap 'exit 0' TERM; (trap '' TERM; sleep 300 & echo "$!"; wait) & echo "$!"; echo '{"kind":"listening","port":4324}' >&2; while :; do sleep 0.05; done"#,
+        )
+        .await;
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while pids(&seen).len() < 2 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("the script says both pids");
+        let left = pids(&seen);
+        let began = Instant::now();
+        child.retire(Duration::from_millis(700)).await;
+        let took = began.elapsed();
+        let still = left
+            .iter()
+            .copied()
+            .filter(|&p| running(p))
+            .collect::<Vec<_>>();
+        kill_all(&still);
+        assert_eq!(still, Vec::<i32>::new(), "both were killed");
+        assert!(
+            took >= Duration::from_millis(600),
+            "they were given the grace: {took:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_child_killed_at_its_boot_timeout_takes_what_it_started_along() {
+        let (pid_tx, pid_rx) = oneshot::channel();
+        let pid_sink: LineSink = Arc::new({
+            let pid_tx = Mutex::new(Some(pid_tx));
+            move |line| {
+                if let ChildLine::Output { line, .. } = line {
+                    if let Some(tx) = pid_tx.lock().ok().and_then(|mut t| t.take()) {
+                        let _ = tx.send(line);
+                    }
+                }
+            }
+        });
+        let failed = boot(
+            &shell(r#"sleep 300 & echo "$!"; wait"#),
+            Duration::from_millis(300),
+            pid_sink,
+            Arc::default(),
+            pending(),
+        )
+        .await;
+        let pid: i32 = pid_rx
+            .await
+            .ok()
+            .and_then(|p| p.parse().ok())
+            .expect("the script said its sleep's pid");
+        let alive = running(pid);
+        kill_all(&[pid]);
+        assert!(failed.is_err());
+        assert!(!alive, "the sleep was killed with the script");
     }
 
     #[tokio::test]

@@ -10,4 +10,5 @@ pub mod front;
 pub mod lifecycle;
 pub mod lines;
 pub mod relay;
+pub mod signals;
 pub mod spawner;
