@@ -63,6 +63,8 @@ pub struct Child {
     pub port: u16,
     process: Arc<SignalTarget>,
     exit: watch::Receiver<Option<ChildExit>>,
+    /// True once the child is reaped, which comes before its exit is reported.
+    reaped: watch::Receiver<bool>,
 }
 
 /// Where the child's signals go. Its exit is reported up to `LINES_AFTER_EXIT` after it is
@@ -143,11 +145,13 @@ impl Child {
         let deadline = tokio::time::Instant::now() + grace;
         let descendants = self.descendants().await;
         self.process.send(Signal::Term);
-        match tokio::time::timeout_at(deadline, self.exited()).await {
-            Ok(ended) => {
+        // Reaped, not reported: the report waits for the pipes, which a process the child
+        // left behind may hold until it is retired in its turn.
+        match tokio::time::timeout_at(deadline, self.reaped()).await {
+            Ok(()) => {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
                 descendants.retire(left).await;
-                ended
+                self.exited().await
             }
             Err(_) => {
                 self.process.send(Signal::Kill);
@@ -155,6 +159,11 @@ impl Child {
                 self.exited().await
             }
         }
+    }
+
+    async fn reaped(&self) {
+        // An error means the waiting task is gone: nothing more will change.
+        let _ = self.reaped.clone().wait_for(|reaped| *reaped).await;
     }
 
     /// SIGKILL, at once, to the child and to what it started.
@@ -232,10 +241,12 @@ pub async fn boot(
         }),
     ];
     let (exit_tx, exit) = watch::channel(None);
+    let (reaped_tx, reaped_rx) = watch::channel(false);
     let reaped = Arc::clone(&target);
     tokio::spawn(async move {
         let status = process.wait().await;
         reaped.reaped.store(true, Ordering::Release);
+        let _ = reaped_tx.send(true);
         // The last lines before the exit are read before it is reported, but a process the
         // child left behind holding its pipes (a wrapper script's server) does not hold the
         // report back: the readers go on without it.
@@ -257,6 +268,7 @@ pub async fn boot(
         port: 0,
         process: target,
         exit,
+        reaped: reaped_rx,
     };
     tokio::select! {
         port = listened => match port {
