@@ -125,6 +125,31 @@ test('an index outside the module root, saved by renaming over it, swaps too', a
   assert.equal(await run.exited, 0);
 });
 
+test('an index folder outside the module root deleted and written again is watched again', async () => {
+  const root = packFolder('kindgi-pack-dev-root-');
+  cpSync(fixture, root, { recursive: true });
+  const out = packFolder('kindgi-pack-dev-out-');
+  const index = join(out, 'index.json');
+  const original = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
+  writeFileSync(index, JSON.stringify(original));
+  const run = launch(['--index', index, '--module-root', root]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  // `rm -rf build && build` for the index alone: the deletion is a failed boot, the new index a swap.
+  rmSync(out, { recursive: true });
+  await within(run.nth('boot-failed', 1), 'failed boot after the deletion');
+  mkdirSync(out);
+  writeFileSync(index, JSON.stringify({ ...original, artifactVersion: '20260404.4' }));
+  await within(run.nth('started', 2), 'swap after the index came back');
+  const info = async () => (await (await fetch(`${front.url}/v1/info`, { headers: { 'kindgi-pack-token': front.token } })).json()).artifactVersion;
+  assert.equal(await info(), '20260404.4');
+  writeFileSync(index, JSON.stringify({ ...original, artifactVersion: '20260505.5' }));
+  await within(run.nth('started', 3), 'swap after an edit of the new index');
+  assert.equal(await info(), '20260505.5');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
 /** `promise`, or a failure naming `what` when it has not settled within `ms`. */
 function within(promise, what, ms = 5000) {
   let timer;

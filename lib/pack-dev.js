@@ -146,7 +146,7 @@ export async function devMain(
 /** Folders never watched, and editor temp files (vim's swap files and `4913` probe, emacs' lock and backup files). */
 const IGNORED_DIRS = new Set(['.git', 'node_modules']);
 const isTempFile = (name) => name === '4913' || name.endsWith('~') || name.startsWith('.#') || /\.sw[pxo]$/.test(name);
-/** How often a deleted module root is looked for again. */
+/** How often a deleted module root, or the index's folder, is looked for again. */
 const ROOT_POLL_MS = 500;
 
 /**
@@ -188,7 +188,21 @@ function watchPack(config, first, restart, failed) {
   // Each watched folder's real path: a symlinked folder is followed once, and a link back up
   // the tree is no loop.
   const reals = new Map();
-  let poll;
+  // Folders that went and are looked for again, each with what to do when it is back.
+  const polls = new Map();
+  const awaitReturn = (dir, back) => {
+    if (polls.has(dir) || closed) return;
+    polls.set(
+      dir,
+      setInterval(() => {
+        if (!exists(dir)) return;
+        clearInterval(polls.get(dir));
+        polls.delete(dir);
+        back();
+        changed();
+      }, ROOT_POLL_MS),
+    );
+  };
   const exists = (path) => {
     try {
       return statSync(path).isDirectory();
@@ -205,17 +219,10 @@ function watchPack(config, first, restart, failed) {
       }
     }
   };
+  // The root itself went (`rm -rf dist`): look for it again, and its return is a change.
   const rootGone = () => {
     drop(root);
-    if (poll !== undefined || closed) return;
-    // The root itself went (`rm -rf dist`): look for it again, and its return is a change.
-    poll = setInterval(() => {
-      if (!exists(root)) return;
-      clearInterval(poll);
-      poll = undefined;
-      add(root);
-      changed();
-    }, ROOT_POLL_MS);
+    awaitReturn(root, () => add(root));
   };
   const seen = (dir, name) => {
     if (name !== null && (isTempFile(name) || IGNORED_DIRS.has(name))) return;
@@ -267,20 +274,36 @@ function watchPack(config, first, restart, failed) {
   };
   add(root);
 
-  const others = [];
-  if (relative(root, config.index).startsWith('..')) {
-    // The index's folder, not the file: an editor that saves by renaming replaces the file.
-    const name = basename(config.index);
-    const w = watch(dirname(config.index), (_, file) => (file === null || String(file) === name) && changed());
-    w.on('error', failed);
-    others.push(w);
-  }
+  // An index outside the root: its folder is watched, not the file (an editor that saves by
+  // renaming replaces the file), and looked for again when it goes, as the root is.
+  let indexWatch;
+  const watchIndex = (dir, name) => {
+    const gone = () => {
+      indexWatch?.close();
+      indexWatch = undefined;
+      awaitReturn(dir, () => watchIndex(dir, name));
+    };
+    try {
+      indexWatch = watch(dir, (_, file) => {
+        if (file === null || String(file) === name || !exists(dir)) changed();
+        if (!exists(dir)) gone();
+      });
+    } catch (error) {
+      if (error?.code === 'ENOENT' || error?.code === 'ENOTDIR') gone();
+      else failed(error);
+      return;
+    }
+    indexWatch.on('error', (error) => (exists(dir) ? failed(error) : gone()));
+  };
+  if (relative(root, config.index).startsWith('..')) watchIndex(dirname(config.index), basename(config.index));
   return {
     close() {
       closed = true;
       clearTimeout(timer);
-      clearInterval(poll);
-      for (const w of [...dirs.values(), ...others]) w.close();
+      for (const poll of polls.values()) clearInterval(poll);
+      polls.clear();
+      indexWatch?.close();
+      for (const w of dirs.values()) w.close();
       dirs.clear();
       reals.clear();
     },
