@@ -162,6 +162,11 @@ test('variables that are not strings are read as TypeScript reads them', () => {
     assert.throws(() => read({ [name]: 5 }), { code: 'invalid-argument', message: `env.${name} must be a string, not a number` });
   }
   assert.equal(readPackServiceConfig(['--index', '/i.json'], { ...TOKEN, KINDGI_PACK_INDEX: 5 }).kind, 'ok', 'unread when --index is given');
+  // TypeScript resolves the index before it reads anything else.
+  const INDEX = { code: 'invalid-argument', message: 'env.KINDGI_PACK_INDEX must be a string, not a number' };
+  assert.throws(() => readPackServiceConfig([], { KINDGI_PACK_INDEX: 5, KINDGI_PACK_SERVICE_TOKEN: 5, PORT: Symbol('port') }), INDEX);
+  assert.throws(() => readPackServiceConfig(['--index'], { KINDGI_PACK_INDEX: 5, KINDGI_PACK_SERVICE_TOKEN: 5 }), INDEX, 'a last --index has no value');
+  assert.throws(() => readPackServiceConfig(['--index', '/i.json'], { KINDGI_PACK_INDEX: 5, KINDGI_PACK_SERVICE_TOKEN: 5 }), { message: /KINDGI_PACK_SERVICE_TOKEN/ });
   assert.throws(() => read({ PORT: Symbol('port') }), { code: 'invalid-argument' });
 });
 

@@ -98,7 +98,10 @@ export function readPackServiceConfig(argv, env) {
     throw invalidArgument(`env must be an object of variables, not ${describe(env)}`);
   }
   // Each variable as TypeScript's readPackServiceConfig reads it: `??` for PORT and the index
-  // (null is unset), `=== undefined` for the concurrency (null is Number(null), 0).
+  // (null is unset), `=== undefined` for the concurrency (null is Number(null), 0). The index
+  // comes first, and only without `--index` (`argv.indexOf` and the element after it).
+  const indexAt = argv.indexOf('--index');
+  const indexVariable = indexAt >= 0 && indexAt + 1 < argv.length ? undefined : stringVariable(env, 'KINDGI_PACK_INDEX');
   const port = env.PORT ?? undefined;
   const concurrency = env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
   const read = native.readPackServiceSettings(argv, {
@@ -111,7 +114,7 @@ export function readPackServiceConfig(argv, env) {
     envFilter: text(env.KINDGI_PACK_ENV_FILTER),
     envFilterShown: settingShown(env.KINDGI_PACK_ENV_FILTER, 'KINDGI_PACK_ENV_FILTER'),
   });
-  const indexPath = resolve(read.indexArg ?? stringVariable(env, 'KINDGI_PACK_INDEX') ?? '/app/index.json');
+  const indexPath = resolve(read.indexArg ?? indexVariable ?? '/app/index.json');
   const moduleRoot = resolve(read.moduleRootArg ?? dirname(indexPath));
   const rawTenant = stringVariable(env, TENANT_VAR);
   const tenantId = rawTenant === undefined ? undefined : pinnedTenant(rawTenant);
