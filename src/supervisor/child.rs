@@ -143,7 +143,7 @@ impl Child {
             return self.exited().await;
         }
         let deadline = tokio::time::Instant::now() + grace;
-        let descendants = self.descendants().await;
+        let mut descendants = self.descendants().await;
         self.process.send(Signal::Term);
         // Reaped, not reported: the report waits for the pipes, which a process the child
         // left behind may hold until it is retired in its turn.
@@ -169,7 +169,7 @@ impl Child {
     /// SIGKILL, at once, to the child and to what it started.
     pub async fn kill(&self) {
         if !self.has_exited() {
-            let descendants = self.descendants().await;
+            let mut descendants = self.descendants().await;
             self.process.send(Signal::Kill);
             descendants.kill().await;
         }
@@ -670,6 +670,7 @@ mod tests {
     }
 
     /// Whether `pid` names a process that has not exited (a zombie has).
+    #[cfg(target_os = "linux")]
     fn running(pid: i32) -> bool {
         std::fs::read_to_string(format!("/proc/{pid}/status"))
             .ok()
@@ -680,59 +681,92 @@ mod tests {
             .unwrap_or(false)
     }
 
-    /// The pids a script wrote on stdout, one per line.
-    fn pids(seen: &Mutex<Vec<ChildLine>>) -> Vec<i32> {
-        lines(seen)
-            .iter()
-            .filter_map(|l| match l {
-                ChildLine::Output {
-                    line,
-                    stderr: false,
-                } => line.parse().ok(),
-                _ => None,
-            })
-            .collect()
+    /// The pids a script wrote on stdout, one per line, once there are `count` of them.
+    #[cfg(target_os = "linux")]
+    async fn pids(seen: &Mutex<Vec<ChildLine>>, count: usize) -> Vec<i32> {
+        let read = || {
+            lines(seen)
+                .iter()
+                .filter_map(|l| match l {
+                    ChildLine::Output {
+                        line,
+                        stderr: false,
+                    } => line.parse().ok(),
+                    _ => None,
+                })
+                .collect::<Vec<i32>>()
+        };
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while read().len() < count {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("the script says its pids");
+        read()
     }
 
-    fn kill_all(pids: &[i32]) {
+    /// Those of `pids` still running; every one of them is SIGKILLed, so a test leaves nothing.
+    #[cfg(target_os = "linux")]
+    fn still_running(pids: &[i32]) -> Vec<i32> {
+        let running = pids.iter().copied().filter(|&p| running(p)).collect();
         for &pid in pids {
             // SAFETY: kill(2) only sends a signal.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
+        running
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
-    async fn a_wrapper_s_service_is_retired_with_it() {
+    async fn a_wrapper_s_service_is_retired_with_it_before_its_exit_is_reported() {
         // A wrapper script: it exits on SIGTERM without passing it on, leaving a process that
-        // holds its stdout and stderr.
-        let (child, seen) = listening(
-            r#"trap 'exit 0' TERM; sleep 300 & echo "$!"; echo '{"kind":"listening","port":4323}' >&2; while :; do sleep 0.05; done"#,
-        )
+        // holds its stdout and stderr and notes its own SIGTERM in a file.
+        let noted = std::env::temp_dir().join(format!(
+            "kindgi-child-term-{}-{:?}",
+            std::process::id(),
+            Instant::now()
+        ));
+        let (child, seen) = listening(&format!(
+            r#"trap 'exit 0' TERM; (trap 'echo term > "{}"; exit 0' TERM; while :; do sleep 0.05; done) & echo "$!"; echo '{{"kind":"listening","port":4323}}' >&2; while :; do sleep 0.05; done"#,
+            noted.display()
+        ))
         .await;
-        let left = pids(&seen);
+        let left = pids(&seen, 1).await;
+        // The exit report waits for the pipes: the process left behind must have been told
+        // to go before the report, not 500 ms after it, once the wait for the pipes gave up.
+        let reported = {
+            let exit = child.exit.clone();
+            let noted = noted.clone();
+            tokio::spawn(async move {
+                let mut exit = exit;
+                let _ = exit.wait_for(Option::is_some).await;
+                noted.exists()
+            })
+        };
         let ended = tokio::time::timeout(
             Duration::from_secs(20),
             child.retire(Duration::from_secs(5)),
         )
         .await
         .expect("the retirement ends");
-        let still = left
-            .iter()
-            .copied()
-            .filter(|&p| running(p))
-            .collect::<Vec<_>>();
-        kill_all(&still);
-        assert_eq!(ended.code, Some(0));
-        assert_eq!(left.len(), 1, "the script said which process it started");
+        let noted_at_report = reported.await.expect("the watcher ends");
+        let _ = std::fs::remove_file(&noted);
         assert_eq!(
-            still,
+            still_running(&left),
             Vec::<i32>::new(),
-            "the process it started is gone too"
+            "the process it left is gone"
+        );
+        assert_eq!(ended.code, Some(0));
+        assert!(
+            noted_at_report,
+            "it had its SIGTERM before the exit was reported"
         );
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn what_a_wrapper_left_that_ignores_sigterm_is_killed_at_the_grace() {
         // The subshell and its sleep both ignore SIGTERM; the wrapper itself ends on it.
@@ -740,60 +774,50 @@ mod tests {
             r#"trap 'exit 0' TERM; (trap '' TERM; sleep 300 & echo "$!"; wait) & echo "$!"; echo '{"kind":"listening","port":4324}' >&2; while :; do sleep 0.05; done"#,
         )
         .await;
-        tokio::time::timeout(Duration::from_secs(5), async {
-            while pids(&seen).len() < 2 {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        })
-        .await
-        .expect("the script says both pids");
-        let left = pids(&seen);
+        let left = pids(&seen, 2).await;
         let began = Instant::now();
         child.retire(Duration::from_millis(700)).await;
         let took = began.elapsed();
-        let still = left
-            .iter()
-            .copied()
-            .filter(|&p| running(p))
-            .collect::<Vec<_>>();
-        kill_all(&still);
-        assert_eq!(still, Vec::<i32>::new(), "both were killed");
+        assert_eq!(still_running(&left), Vec::<i32>::new(), "both were killed");
         assert!(
             took >= Duration::from_millis(600),
             "they were given the grace: {took:?}"
         );
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn a_child_killed_at_its_boot_timeout_takes_what_it_started_along() {
-        let (pid_tx, pid_rx) = oneshot::channel();
-        let pid_sink: LineSink = Arc::new({
-            let pid_tx = Mutex::new(Some(pid_tx));
-            move |line| {
-                if let ChildLine::Output { line, .. } = line {
-                    if let Some(tx) = pid_tx.lock().ok().and_then(|mut t| t.take()) {
-                        let _ = tx.send(line);
-                    }
-                }
-            }
-        });
+        let (sink, seen) = collect();
         let failed = boot(
             &shell(r#"sleep 300 & echo "$!"; wait"#),
-            Duration::from_millis(300),
-            pid_sink,
+            Duration::from_secs(1),
+            sink,
             Arc::default(),
             pending(),
         )
         .await;
-        let pid: i32 = pid_rx
-            .await
-            .ok()
-            .and_then(|p| p.parse().ok())
-            .expect("the script said its sleep's pid");
-        let alive = running(pid);
-        kill_all(&[pid]);
+        let left = pids(&seen, 1).await;
         assert!(failed.is_err());
-        assert!(!alive, "the sleep was killed with the script");
+        assert_eq!(
+            still_running(&left),
+            Vec::<i32>::new(),
+            "the sleep was killed with the script"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_child_that_exits_while_what_it_started_holds_its_pipes_is_seen_to_exit() {
+        // A crash, not a retirement: nobody signals anything, and the exit is still reported.
+        let (child, seen) = listening(
+            r#"sleep 300 & echo "$!"; echo '{"kind":"listening","port":4325}' >&2; sleep 0.2; exit 3"#,
+        )
+        .await;
+        let left = pids(&seen, 1).await;
+        let ended = tokio::time::timeout(Duration::from_secs(10), child.exited()).await;
+        still_running(&left);
+        assert_eq!(ended.expect("the exit is reported").code, Some(3));
     }
 
     #[tokio::test]

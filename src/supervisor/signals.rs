@@ -32,7 +32,7 @@ impl Descendants {
     /// one file per process): run it off the async workers.
     #[cfg(target_os = "linux")]
     pub fn of(pid: u32) -> Descendants {
-        use std::collections::HashMap;
+        use std::collections::{HashMap, HashSet};
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Descendants::default();
         };
@@ -51,8 +51,13 @@ impl Descendants {
         }
         let mut members = Vec::new();
         let mut under = vec![pid];
+        // A pid is walked once, should the table read across a reuse ever make a loop.
+        let mut walked = HashSet::from([pid]);
         while let Some(parent) = under.pop() {
             for &process in children.get(&parent).into_iter().flatten() {
+                if !walked.insert(process) {
+                    continue;
+                }
                 under.push(process);
                 // Opened, then checked: had the pid gone and been handed out again between
                 // the read and the open, its parent would not be this one.
@@ -78,12 +83,11 @@ impl Descendants {
         true
     }
 
-    /// Sends `signal` to those still running.
-    pub fn send(&self, signal: Signal) {
+    /// Sends `signal` to those still running, and forgets any the kernel refuses it for (one
+    /// that changed user): waiting for those to exit would only spend the grace.
+    pub fn send(&mut self, signal: Signal) {
         #[cfg(target_os = "linux")]
-        for fd in &self.members {
-            send_through_pidfd(fd, signal);
-        }
+        self.members.retain(|fd| send_through_pidfd(fd, signal));
         #[cfg(not(target_os = "linux"))]
         let _ = signal;
     }
@@ -99,7 +103,7 @@ impl Descendants {
 
     /// SIGTERM, then SIGKILL once `grace` has passed; resolves once all are gone (or, for a
     /// process the kernel cannot end at once, `KILL_WAIT` after the SIGKILL).
-    pub async fn retire(&self, grace: Duration) {
+    pub async fn retire(&mut self, grace: Duration) {
         if self.is_empty() {
             return;
         }
@@ -110,7 +114,7 @@ impl Descendants {
     }
 
     /// SIGKILL, and a wait for them to be gone bounded by `KILL_WAIT`.
-    pub async fn kill(&self) {
+    pub async fn kill(&mut self) {
         if self.is_empty() {
             return;
         }
