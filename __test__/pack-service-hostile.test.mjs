@@ -2,6 +2,7 @@
 // protocol's answer, and the service answers normally afterwards.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
@@ -501,4 +502,74 @@ test('out of file descriptors, the accept loop waits instead of spinning, then s
   // A loop accepting again at once burns the whole second and more (about 1,200 ms of CPU here).
   assert.ok(cpuMs < 500, `${cpuMs} ms of CPU in a second with the descriptors used up`);
   assert.equal(status, 200);
+});
+
+test('handle() misused by a framework answers or keeps quiet, and gives its place under the cap back', async () => {
+  const service = createPackService({ index, resolveModule: (p) => p, token: TOKEN, env: {}, importModule: async (p) => modules[p], maxConcurrency: 1 });
+  await service.prewarm();
+  const headers = { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN };
+  // A request object that is not a stream (a body parsed already): 500 with the reason, as
+  // TypeScript's body read rejects, and the one place under the cap is free again.
+  const written = [];
+  const res = {
+    headersSent: false,
+    writableEnded: false,
+    destroyed: false,
+    writeHead(status) {
+      written.push(status);
+      this.headersSent = true;
+    },
+    end(text) {
+      written.push(text);
+      this.writableEnded = true;
+    },
+    on() {},
+  };
+  service.handle({ method: 'POST', url: '/v1/invoke', headers, body: {} }, res);
+  assert.deepEqual(written, [500, '{"error":"req.on is not a function"}']);
+  assert.equal(service.inFlight(), 0);
+
+  // Middleware that answered, then passed the request on; and a request set to give strings.
+  let mode = 'ended';
+  const server = createServer(async (req, res) => {
+    if (mode === 'ended') res.end('answered by the middleware');
+    else if (mode === 'strings') req.setEncoding('utf8');
+    else for await (const _ of req); // a body parser
+    service.handle(req, res);
+  });
+  await new Promise((ready) => server.listen(0, '127.0.0.1', ready));
+  const { port } = server.address();
+  try {
+    const send = async (more, body = call('echo')) => {
+      const r = await fetch(`http://127.0.0.1:${port}/v1/invoke`, { method: 'POST', headers: { ...headers, ...more }, body });
+      return [r.status, await r.text()];
+    };
+    // Refused at the head (415, 413 by content-length), at the end of the body (413 chunked),
+    // and answered (200): none writes over the middleware's answer, nor throws.
+    assert.deepEqual(await send({ 'content-type': 'text/plain' }), [200, 'answered by the middleware']);
+    assert.deepEqual(await send({}, 'x'.repeat(11 * 1024 * 1024)), [200, 'answered by the middleware']);
+    assert.deepEqual(await send({}), [200, 'answered by the middleware']);
+    const chunked = await raw(port, `POST /v1/invoke HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nkindgi-pack-token: ${TOKEN}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${(11 * 1024 * 1024).toString(16)}\r\n${'x'.repeat(11 * 1024 * 1024)}\r\n0\r\n\r\n`, 5000);
+    assert.match(chunked, /^HTTP\/1\.1 200 OK[\s\S]*answered by the middleware$/);
+    await until(() => service.inFlight() === 0, 'the refused calls to leave');
+    // Strings instead of bytes: a 500 with the reason, not an exception out of the listener.
+    mode = 'strings';
+    const [status, text] = await send({});
+    assert.equal(status, 500);
+    assert.match(JSON.parse(text).error, /list/);
+    assert.equal(service.inFlight(), 0);
+    // A body read already: TypeScript would wait for its end for ever, holding the one place.
+    mode = 'read';
+    assert.deepEqual(await send({}), [500, '{"error":"The request body was already read"}']);
+    assert.equal(service.inFlight(), 0);
+    mode = 'plain';
+    server.removeAllListeners('request');
+    server.on('request', service.handle);
+    const ok = JSON.parse((await send({}))[1]);
+    assert.equal(ok.kind, 'result', 'the cap of one is free');
+  } finally {
+    await new Promise((done) => server.close(done));
+    server.closeAllConnections();
+    await service.drain(100);
+  }
 });

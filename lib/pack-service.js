@@ -715,39 +715,61 @@ export function createPackService(options) {
 
   /** A node:http request listener over the same Rust core (for callers with their own server). */
   function handle(req, res) {
+    // Nothing is written once the caller's own code has answered (middleware that ended the
+    // response, then passed the request on): writing would throw out of the listener.
+    const answer = (status, body, headers) => {
+      if (!res.headersSent && !res.writableEnded && !res.destroyed) sendJson(res, status, body, headers);
+    };
     const head = requestHead(req);
     const begun = service.begin(head);
     if (begun.ticket === undefined) {
-      sendJson(res, begun.status, begun.body, begun.retryAfter ? { 'retry-after': '1' } : {});
+      answer(begun.status, begun.body, begun.retryAfter ? { 'retry-after': '1' } : {});
       return;
     }
     const { ticket } = begun;
+    // The ticket goes back once: refused, failed, or handed to the call with its body.
+    let handedOver = false;
+    const handOver = () => {
+      if (handedOver) return false;
+      handedOver = true;
+      req.socket?.off?.('close', giveBack);
+      return true;
+    };
+    const giveBack = () => {
+      if (!handOver()) return false;
+      service.release(ticket);
+      return true;
+    };
+    const failed = (cause) => {
+      if (giveBack()) answer(500, JSON.stringify({ error: describeCause(cause) }));
+    };
     const chunks = [];
     let size = 0;
     let tooLarge = false;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size > maxBodyBytes) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-    });
-    req.on('error', (cause) => {
-      service.release(ticket);
-      if (!res.writableEnded) sendJson(res, 500, JSON.stringify({ error: describeCause(cause) }));
-    });
-    req.on('end', () => {
+    const ended = () => {
+      if (handedOver) return;
       if (tooLarge) {
-        service.release(ticket);
-        sendJson(res, 413, '{"error":"Request body too large"}');
+        giveBack();
+        answer(413, '{"error":"Request body too large"}');
         return;
       }
+      let body;
+      try {
+        body = Buffer.concat(chunks).toString('utf8');
+      } catch (cause) {
+        // Chunks that are not bytes (the caller set an encoding on the request).
+        failed(cause);
+        return;
+      }
+      handOver();
       // The caller gave up before its answer: the call is cancelled.
       res.on('close', () => {
         if (!res.writableEnded) service.hangUp(ticket);
       });
       service.bodyReceived(ticket);
-      service.invoke(ticket, head, Buffer.concat(chunks).toString('utf8')).then(
+      service.invoke(ticket, head, body).then(
         (out) => {
-          if (out.status === 0 || res.writableEnded || res.destroyed) return;
+          if (out.status === 0) return;
           // A refusal once the body is in (the cap reached as pack code starts, or stop()).
           const headers = out.retryAfter ? { 'retry-after': '1' } : {};
           if (out.durationMs !== undefined) {
@@ -756,13 +778,35 @@ export function createPackService(options) {
             const version = out.artifactVersion;
             if (typeof version === 'string' && !NOT_A_HEADER_VALUE.test(version)) headers['kindgi-artifact-version'] = version;
           }
-          sendJson(res, out.status, out.body, headers);
+          answer(out.status, out.body, headers);
         },
-        (cause) => {
-          if (!res.writableEnded) sendJson(res, 500, JSON.stringify({ error: describeCause(cause) }));
-        },
+        (cause) => answer(500, JSON.stringify({ error: describeCause(cause) })),
       );
-    });
+    };
+    // A body read already (by a framework's body parser) ends no more: TypeScript waits for it
+    // for ever, holding a place under the cap.
+    if (req.readableEnded === true) {
+      failed(new Error('The request body was already read'));
+      return;
+    }
+    try {
+      req.on('data', (chunk) => {
+        size += chunk.length;
+        if (size > maxBodyBytes) tooLarge = true;
+        if (!tooLarge) chunks.push(chunk);
+      });
+      req.on('error', failed);
+      req.on('end', ended);
+      // Destroyed before its body ended with no error (by the caller's own code), or its
+      // connection closed after a response that ended first (Node then ends the request no
+      // more): no call, and its place is given back.
+      req.on('close', giveBack);
+      req.socket?.on?.('close', giveBack);
+    } catch (cause) {
+      // Not a stream (a framework's request object): answered 500 as TypeScript's body read
+      // rejects, and its place under the cap given back.
+      failed(cause);
+    }
   }
 
   return {
