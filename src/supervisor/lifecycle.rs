@@ -268,7 +268,10 @@ impl Lifecycle {
                 if state.stops != stops_seen {
                     return Err(STOPPED);
                 }
-                if !by_owner && state.owner_starts != owner_starts_seen {
+                // A restart yields to the owner's code: to a start begun since, or to one begun
+                // before that came up first (the crash left nothing serving).
+                if !by_owner && (state.owner_starts != owner_starts_seen || state.serving.is_some())
+                {
                     return Err(SUPERSEDED);
                 }
                 if by_owner {
@@ -285,7 +288,16 @@ impl Lifecycle {
             Ok(previous) => previous,
             Err(reason) => {
                 child.retire(self.options.stop_grace).await;
-                return Err(vec![reason.into()]);
+                let problems = vec![reason.to_owned()];
+                // The owner's start failed and says so, as every other failed start does; a
+                // restart the owner stopped or superseded ends quietly.
+                if by_owner && reason != CLOSING {
+                    self.announce(SupervisorEvent::BootFailed {
+                        problems: problems.clone(),
+                    })
+                    .await;
+                }
+                return Err(problems);
             }
         };
         self.announce(SupervisorEvent::Started {
@@ -644,6 +656,22 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_owners_start_stopped_while_it_boots_fails_and_says_so() {
+        let (lifecycle, seen) = lifecycle(None, 3);
+        let marker = format!("stopped-booting-{}", std::process::id());
+        let index = format!("slow:{marker}");
+        let (started, ()) = tokio::join!(lifecycle.start(&index), async {
+            until(|| alive_with(&marker)).await;
+            lifecycle.stop().await;
+        });
+        assert_eq!(started, Err(vec![STOPPED.to_owned()]));
+        assert!(!alive_with(&marker), "its child was retired");
+        assert_eq!(*lifecycle.serving().borrow(), None);
+        assert_eq!(kinds(&seen), ["boot-failed"]);
+        lifecycle.close().await;
+    }
+
+    #[tokio::test]
     async fn an_owners_start_during_a_restarts_boot_keeps_the_new_code() {
         let (lifecycle, seen) = lifecycle(Some("0.05"), 3);
         let marker = format!("superseded-{}", std::process::id());
@@ -667,6 +695,76 @@ mod tests {
             "only the first start served the old code"
         );
         lifecycle.close().await;
+    }
+
+    /// The owner's start begins during a restart's delay and boots in 1 s; the restart of the
+    /// crashed code begins booting after it, takes 2 s, and comes up last.
+    #[tokio::test]
+    async fn a_restart_that_comes_up_after_the_owners_earlier_start_does_not_replace_it() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let events: EventSink = Arc::new(move |event| {
+            if matches!(event, SupervisorEvent::Started { .. }) {
+                into.lock().map(|mut s| s.push(event)).ok();
+            }
+        });
+        let restarting = Arc::new(tokio::sync::Notify::new());
+        let told = Arc::clone(&restarting);
+        let events: EventSink = Arc::new(move |event| {
+            if matches!(event, SupervisorEvent::Restarting { .. }) {
+                told.notify_one();
+            }
+            events(event);
+        });
+        let next = Arc::new(AtomicU16::new(2000));
+        let launches = Arc::new(AtomicU16::new(0));
+        let launch: Launch = Arc::new(move |index| {
+            let port = next.fetch_add(1, Ordering::Relaxed);
+            let script = if index == "new" {
+                format!("trap 'exit 0' TERM; sleep 1; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; while :; do sleep 0.05; done")
+            } else if launches.fetch_add(1, Ordering::Relaxed) == 0 {
+                // The old code's first child: up at once, then a crash.
+                format!("echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; sleep 0.2; exit 7")
+            } else {
+                format!("trap 'exit 0' TERM; sleep 2; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; while :; do sleep 0.05; done")
+            };
+            Box::pin(async move {
+                Ok(ChildSpec {
+                    program: "/bin/sh".into(),
+                    args: vec!["-c".into(), script],
+                    env: vec![],
+                    cwd: None,
+                })
+            })
+        });
+        let options = LifecycleOptions {
+            boot_timeout: Duration::from_secs(10),
+            stop_grace: Duration::from_secs(2),
+            max_restarts: 3,
+            restart_delay: Duration::from_millis(300),
+            interrupt_grace: INTERRUPT_GRACE,
+            backlog: Arc::default(),
+        };
+        let lifecycle = Lifecycle::new(options, launch, events);
+        assert_eq!(lifecycle.start("old").await, Ok(2000));
+        restarting.notified().await;
+        assert_eq!(lifecycle.start("new").await, Ok(2001));
+        // Past the restart's boot: it must not have taken the owner's place.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(*lifecycle.serving().borrow(), Some(2001));
+        let started = seen
+            .lock()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|e| match e {
+                        SupervisorEvent::Started { index_path, .. } => Some(index_path.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        lifecycle.close().await;
+        assert_eq!(started, ["old", "new"]);
     }
 
     #[tokio::test]
