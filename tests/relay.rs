@@ -361,13 +361,26 @@ async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
 /// connections it accepts; with `close_after`, it closes each connection that long after its
 /// first answer, without saying so in the answer (as an idle timeout does).
 async fn raw_child(close_after: Option<Duration>) -> (u16, Arc<AtomicUsize>) {
+    let (port, accepted, _) = raw_child_counting_closes(close_after, Duration::ZERO).await;
+    (port, accepted)
+}
+
+/// [`raw_child`], answering `answer_after` a request came, and counting the connections the
+/// caller closed.
+async fn raw_child_counting_closes(
+    close_after: Option<Duration>,
+    answer_after: Duration,
+) -> (u16, Arc<AtomicUsize>, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let accepted = Arc::new(AtomicUsize::new(0));
+    let closed = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&accepted);
+    let closes = Arc::clone(&closed);
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
             counted.fetch_add(1, Ordering::SeqCst);
+            let closes = Arc::clone(&closes);
             tokio::spawn(async move {
                 let mut seen = Vec::new();
                 let mut buffer = [0u8; 4096];
@@ -376,11 +389,13 @@ async fn raw_child(close_after: Option<Duration>) -> (u16, Arc<AtomicUsize>) {
                         return;
                     };
                     if read == 0 {
+                        closes.fetch_add(1, Ordering::SeqCst);
                         return;
                     }
                     seen.extend_from_slice(&buffer[..read]);
                     while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
                         seen.drain(..end + 4);
+                        tokio::time::sleep(answer_after).await;
                         let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
                         if stream.write_all(answer).await.is_err() {
                             return;
@@ -394,7 +409,7 @@ async fn raw_child(close_after: Option<Duration>) -> (u16, Arc<AtomicUsize>) {
             });
         }
     });
-    (port, accepted)
+    (port, accepted, closed)
 }
 
 fn info() -> RelayCall {
@@ -443,6 +458,52 @@ async fn connections_are_kept_alive_and_a_closed_one_is_not_used() {
         assert!(answered(&relay.forward(Some(port), &info()).await));
     }
     assert_eq!(accepted.load(Ordering::SeqCst), opened);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_kept_to_a_child_that_stops_serving_are_closed_without_waiting_for_a_call() {
+    let (old, opened, closed) = raw_child_counting_closes(None, Duration::ZERO).await;
+    let (new, _, _) = raw_child_counting_closes(None, Duration::ZERO).await;
+    let (serve, serving) = tokio::sync::watch::channel(Some(old));
+    let front = Front::new(TOKEN.into(), serving, Arc::default(), 1024);
+    let call = info();
+    let outcomes = tokio::join!(
+        front.forward(&call),
+        front.forward(&call),
+        front.forward(&call)
+    );
+    assert!([outcomes.0, outcomes.1, outcomes.2].iter().all(answered));
+    let kept = opened.load(Ordering::SeqCst);
+    assert!(kept >= 1);
+    assert_eq!(closed.load(Ordering::SeqCst), 0, "kept for the next call");
+    // A swap, and no call after it: the old child's connections are closed all the same.
+    serve.send_replace(Some(new));
+    for _ in 0..200 {
+        if closed.load(Ordering::SeqCst) == kept {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(closed.load(Ordering::SeqCst), kept);
+    // A call that ends on a child that stopped serving while it was out does not keep its
+    // connection either.
+    let (slow, _, slow_closed) = raw_child_counting_closes(None, Duration::from_millis(200)).await;
+    serve.send_replace(Some(slow));
+    let front = Arc::new(front);
+    let out = tokio::spawn({
+        let front = Arc::clone(&front);
+        async move { answered(&front.forward(&info()).await) }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    serve.send_replace(Some(new));
+    assert!(out.await.expect("the call ends"));
+    for _ in 0..200 {
+        if slow_closed.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(slow_closed.load(Ordering::SeqCst), 1);
 }
 
 /// What the misbehaving child does with a request, by the first part of its `kindgi-request-id`.

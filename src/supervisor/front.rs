@@ -31,6 +31,8 @@ pub struct Front {
     serving: watch::Receiver<Option<u16>>,
     calls: Arc<CallsToChildren>,
     max_body_bytes: usize,
+    /// Set up on the first call (inside the runtime): see [`Relay::drop_idle_on_change`].
+    dropping_idle: std::sync::Once,
 }
 
 impl Front {
@@ -46,6 +48,7 @@ impl Front {
             serving,
             calls,
             max_body_bytes,
+            dropping_idle: std::sync::Once::new(),
         }
     }
 
@@ -72,7 +75,15 @@ impl Front {
                 break (Some(port), Some(counted));
             }
         };
-        self.relay.forward(port, call).await
+        self.dropping_idle
+            .call_once(|| self.relay.drop_idle_on_change(self.serving.clone()));
+        let outcome = self.relay.forward(port, call).await;
+        // Its connection went back to a child that has stopped serving meanwhile.
+        let now = self.serving_port();
+        if now != port {
+            self.relay.drop_idle_except(now);
+        }
+        outcome
     }
 
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {

@@ -20,10 +20,11 @@ use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use std::future::{poll_fn, Future};
 use std::pin::{pin, Pin};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
+use tokio::sync::watch;
 
 /// Which route a call goes to.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -224,10 +225,16 @@ impl AnswerLimit {
 
 /// Forwards calls to a child on loopback, keeping connections alive between calls.
 pub struct Relay {
-    idle: Mutex<Vec<ChildConnection>>,
+    idle: Arc<Mutex<Vec<ChildConnection>>>,
     token: String,
     answer_limit: AnswerLimit,
     client: http1::Builder,
+}
+
+fn drop_idle_except(idle: &Mutex<Vec<ChildConnection>>, port: Option<u16>) {
+    if let Ok(mut idle) = idle.lock() {
+        idle.retain(|c| Some(c.port) == port);
+    }
 }
 
 impl Relay {
@@ -237,7 +244,7 @@ impl Relay {
 
     pub fn with_answer_limit(token: String, answer_limit: AnswerLimit) -> Relay {
         Relay {
-            idle: Mutex::new(Vec::new()),
+            idle: Arc::default(),
             token,
             answer_limit,
             client: client(),
@@ -262,9 +269,25 @@ impl Relay {
     /// Closes the kept connections (their child is stopped or the supervisor closes), which
     /// would otherwise stay half-closed until the next call.
     pub fn drop_idle(&self) {
-        if let Ok(mut idle) = self.idle.lock() {
-            idle.clear();
-        }
+        self.drop_idle_except(None);
+    }
+
+    /// Closes the kept connections to any child but the one on `port`.
+    pub fn drop_idle_except(&self, port: Option<u16>) {
+        drop_idle_except(&self.idle, port);
+    }
+
+    /// From now on, closes the kept connections to a child as soon as it stops serving (a
+    /// swap, a crash, a stop), rather than at the next call, which may be long in coming.
+    /// The watch ends with its sender. Must be called inside a tokio runtime.
+    pub fn drop_idle_on_change(&self, mut serving: watch::Receiver<Option<u16>>) {
+        let idle = Arc::clone(&self.idle);
+        tokio::spawn(async move {
+            while serving.changed().await.is_ok() {
+                let port = *serving.borrow_and_update();
+                drop_idle_except(&idle, port);
+            }
+        });
     }
 
     fn put_back(&self, mut connection: ChildConnection) {
