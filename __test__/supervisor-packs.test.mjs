@@ -709,7 +709,9 @@ test('a call whose fields fetch cannot convert fails before it takes a cancel ti
   const bad = { route: 'invoke', body: Object.create(null) };
   // As fetch fails it (TypeScript never rejects): `unavailable` with no child.
   assert.deepEqual(await run.supervisor.relay.forward(bad), { kind: 'unavailable', reason: 'no pack service' });
-  // Memory: a ticket left in Rust per call grows the process by about 137 bytes a call.
+  // Memory: a ticket left in Rust per call grows the process by about 137 bytes a call, some
+  // 20 MB for each 150,000 calls, round after round. A busy host makes RSS jump by up to
+  // 13 MB once in a while: the smaller growth of two rounds is what a leak shows in both.
   const script = `
     import { createPackServiceSupervisor } from ${JSON.stringify(new URL('../lib/pack-service.js', import.meta.url).href)};
     const sup = createPackServiceSupervisor({ command: ['x'], moduleRoot: ${JSON.stringify(dir)}, env: async () => ({}) });
@@ -717,12 +719,17 @@ test('a call whose fields fetch cannot convert fails before it takes a cancel ti
     const calls = async (n) => { for (let i = 0; i < n; i += 1) await sup.relay.forward(bad).catch(() => {}); };
     const rss = () => { globalThis.gc(); return process.memoryUsage().rss; };
     await calls(50_000);
-    const before = rss();
-    await calls(200_000);
-    process.stdout.write(String(rss() - before));
+    const grown = [];
+    for (let round = 0; round < 2; round += 1) {
+      const before = rss();
+      await calls(150_000);
+      grown.push(rss() - before);
+    }
+    process.stdout.write(JSON.stringify(grown));
     await sup.close();`;
   const { execFileSync } = await import('node:child_process');
-  const grown = Number(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' }));
-  t.diagnostic(`200,000 refused calls grew the process by ${(grown / 1e6).toFixed(1)} MB`);
-  assert.ok(grown < 10e6, `200,000 refused calls grew the process by ${(grown / 1e6).toFixed(1)} MB`);
+  const rounds = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+  const shown = rounds.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(' and ');
+  t.diagnostic(`two rounds of 150,000 refused calls grew the process by ${shown}`);
+  assert.ok(Math.min(...rounds) < 8e6, `two rounds of 150,000 refused calls grew the process by ${shown}`);
 });
