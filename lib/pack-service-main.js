@@ -25,18 +25,39 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
   }
   // Pack code never sees the token: gone from the real environment before any module loads.
   delete process.env.KINDGI_PACK_SERVICE_TOKEN;
-  const started = await startPackService(config.value, logs);
+  // SIGTERM is listened for from before the `listening` line can be read, so one that follows
+  // the line at once (a supervisor's quick swap) drains rather than meeting the signal's default
+  // action. Before the line it is that default action, as without a listener: the process ends
+  // by the signal.
+  let serving = false;
+  let stopRequested;
+  const stopping = new Promise((resolveStop) => {
+    stopRequested = resolveStop;
+  });
+  const onSigterm = () => {
+    if (serving) {
+      stopRequested();
+      return;
+    }
+    process.off('SIGTERM', onSigterm);
+    process.kill(process.pid, 'SIGTERM');
+  };
+  process.on('SIGTERM', onSigterm);
+  const started = await startPackService(config.value, {
+    log: logs.log,
+    event(kind, message, fields) {
+      if (kind === 'listening') serving = true;
+      logs.event(kind, message, fields);
+    },
+  });
   if (started.kind === 'err') {
+    process.off('SIGTERM', onSigterm);
     logs.event('boot-failed', 'The pack service failed to boot', { problems: started.problems });
     return 1;
   }
   // The listener stays through the drain: a second SIGTERM would otherwise kill the process
   // at once (the signal's default action) and lose the calls in flight. The drain is bounded.
-  let onSigterm;
-  await new Promise((resolveSignal) => {
-    onSigterm = resolveSignal;
-    process.on('SIGTERM', onSigterm);
-  });
+  await stopping;
   logs.event('draining', 'Draining: finishing the calls in flight');
   await started.value.stop(PACK_SERVICE_DRAIN_MS);
   process.off('SIGTERM', onSigterm);
