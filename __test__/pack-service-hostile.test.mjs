@@ -573,3 +573,50 @@ test('handle() misused by a framework answers or keeps quiet, and gives its plac
     await service.drain(100);
   }
 });
+
+test('stop() that cuts calls still tells the logger; answers during the drain close their connection', async () => {
+  const events = [];
+  let release;
+  const service = createPackService({
+    index: {
+      v: 1,
+      packId: 'cut',
+      artifactVersion: 'a',
+      tools: [
+        { id: 'never', modulePath: 'never.mjs', input: { type: 'object' }, output: {} },
+        { id: 'slow', modulePath: 'slow.mjs', input: { type: 'object' }, output: {} },
+      ],
+      guardrails: [],
+    },
+    resolveModule: (p) => p,
+    token: TOKEN,
+    env: {},
+    logger: (e) => events.push(e),
+    importModule: async (p) =>
+      p === 'never.mjs' ? { default: () => new Promise(() => {}) } : { default: () => new Promise((resolve) => (release = resolve)) },
+  });
+  await service.prewarm();
+  const port = await service.listen(0, '127.0.0.1');
+  const request = (id) => `POST /v1/invoke HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-length: ${call(id).length}\r\n\r\n${call(id)}`;
+  // Three calls that never settle, and a slow one with a quick one pipelined behind it.
+  const cut = [1, 2, 3].map(() => raw(port, request('never'), 10_000));
+  const pipelined = raw(port, request('slow') + request('echo'), 10_000);
+  await until(() => service.inFlight() === 4 && release !== undefined, 'the four calls to run');
+  const stopped = service.stop(300);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  release({});
+  // The slow call is answered in the drain, saying the connection closes: the call behind it
+  // was not read, and the client can tell.
+  const answer = await pipelined;
+  assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(answer, /\r\nconnection: close\r\n/i);
+  assert.doesNotMatch(answer, /keep-alive/i);
+  assert.equal(answer.match(/HTTP\/1\.1/g).length, 1);
+  await stopped;
+  for (const text of await Promise.all(cut)) assert.equal(text, '', 'a cut call has no answer');
+  // The cut calls reached the logger before its functions were let go.
+  await new Promise((resolve) => setImmediate(resolve));
+  const calls = events.filter((e) => e.kind === 'call').map((e) => [e.id, e.outcome]);
+  assert.deepEqual(calls.filter(([id]) => id === 'never'), [['never', 'cancelled'], ['never', 'cancelled'], ['never', 'cancelled']]);
+  assert.deepEqual(calls.filter(([id]) => id === 'slow'), [['slow', 'ok']]);
+});

@@ -508,6 +508,71 @@ async fn the_cap_and_drain_answer_503() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_during_a_drain_close_their_connection_and_say_so() {
+    let h = Harness::start(4, None, &[]).await;
+    let addr = h.addr();
+    // A slow call and a quick one pipelined behind it on one connection.
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    let mut pipelined = invoke_request(&tool_call("stubborn"), "");
+    pipelined.extend(invoke_request(&tool_call("echo"), ""));
+    stream.write_all(&pipelined).await.expect("send");
+    let service = Arc::clone(h.listening.service());
+    wait_until(|| service.admission().in_flight() == 1).await;
+    let stopping = tokio::spawn(h.listening.stop(Duration::from_secs(5)));
+    let answered = read_response(&mut stream).await;
+    assert_eq!(answered.status, 200);
+    // Not `keep-alive` (nor `keep-alive, close`): the pipelined call was not read, and the
+    // client can tell.
+    assert_eq!(answered.header("connection"), Some("close"));
+    assert_eq!(answered.header("keep-alive"), None);
+    stopping.await.expect("stop completes");
+    let mut rest = Vec::new();
+    let _ = tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut rest).await;
+    assert!(rest.is_empty(), "nothing after the closing answer");
+    // Outside a drain, answers keep their connection as Node's do.
+    let h = Harness::start(4, None, &[]).await;
+    let kept = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
+    assert_eq!(kept.header("connection"), Some("keep-alive"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_stop_cuts_is_reported_before_stop_returns() {
+    let h = Harness::start(4, None, &[]).await;
+    let addr = h.addr();
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream
+        .write_all(&invoke_request(&tool_call("wait"), ""))
+        .await
+        .expect("send");
+    let service = Arc::clone(h.listening.service());
+    wait_until(|| service.admission().in_flight() == 1).await;
+    // No grace, and pack code that waits for its abort: the call is cut when the connections
+    // close.
+    h.listening.stop(Duration::ZERO).await;
+    let reported = h
+        .events
+        .lock()
+        .map(|e| {
+            e.iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        ServiceEvent::Call {
+                            outcome: "cancelled",
+                            ..
+                        }
+                    )
+                })
+                .count()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        reported, 1,
+        "the cut call's event came before stop returned"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draining_and_missing_env_are_not_ready() {
     let h = Harness::start(4, None, &["B", "A\""]).await;
     let ready = exchange(h.addr(), &get("/readyz", "")).await;

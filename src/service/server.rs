@@ -75,6 +75,13 @@ pub trait Handler: Send + Sync + 'static {
         &self,
         req: Request<Incoming>,
     ) -> impl std::future::Future<Output = Response<Full<Bytes>>> + Send;
+
+    /// Whether connections are about to close (the service drains): answers then say
+    /// `connection: close`, so a client that pipelined more requests behind one knows those
+    /// were not read, rather than a `keep-alive` the closing connection belies.
+    fn closing_connections(&self) -> bool {
+        false
+    }
 }
 
 /// An accept loop and its connections. [`Served::close`] stops accepting and closes them.
@@ -151,6 +158,10 @@ impl Handler for ServiceHandler {
     ) -> impl std::future::Future<Output = Response<Full<Bytes>>> + Send {
         handle(&self.service, req, self.body_limit)
     }
+
+    fn closing_connections(&self) -> bool {
+        self.service.admission().is_draining()
+    }
 }
 
 /// Serves `service` on `listener` until [`Listening::stop`].
@@ -211,6 +222,9 @@ async fn accept_loop<H: Handler>(
     let closing = async { while connections.join_next().await.is_some() {} };
     if tokio::time::timeout(CLOSE_MARGIN, closing).await.is_err() {
         connections.abort_all();
+        // Each ends once its future is dropped: a call cut here has reported itself
+        // (`cancelled`) before the close returns and the service lets its JS functions go.
+        while connections.join_next().await.is_some() {}
     }
 }
 
@@ -238,6 +252,8 @@ async fn connection<H: Handler>(
                     () = peer.hung_up() => return Err(Unanswered("the caller closed the connection")),
                 },
             };
+            // Read once answered: the drain may have begun while the call ran.
+            let keeps_alive = keeps_alive && !handler.closing_connections();
             let headers = response.headers_mut();
             // Node's defaults, which the TypeScript answers carry.
             if !headers.contains_key(CONNECTION) {
