@@ -620,3 +620,70 @@ test('stop() that cuts calls still tells the logger; answers during the drain cl
   assert.deepEqual(calls.filter(([id]) => id === 'never'), [['never', 'cancelled'], ['never', 'cancelled'], ['never', 'cancelled']]);
   assert.deepEqual(calls.filter(([id]) => id === 'slow'), [['slow', 'ok']]);
 });
+
+test('pack code hears of its abort before its place under the cap goes to another call', async () => {
+  // A handler that honours its abort, answered by a 1-3 ms deadline, while other callers keep
+  // sending instant calls: with a cap of 1, no instant handler may start before the first has
+  // been told (TypeScript runs the abort's listeners before the place goes).
+  let running = 0;
+  let most = 0;
+  const enter = () => {
+    running += 1;
+    most = Math.max(most, running);
+  };
+  const held = {
+    'hold.mjs': {
+      default: (_input, c) => {
+        enter();
+        return new Promise((_resolve, reject) =>
+          c.abortSignal.addEventListener('abort', () => {
+            running -= 1;
+            reject(c.abortSignal.reason);
+          }),
+        );
+      },
+    },
+    'quick.mjs': {
+      default: () => {
+        enter();
+        running -= 1;
+        return {};
+      },
+    },
+  };
+  const service = createPackService({
+    index: { v: 1, packId: 'cap', artifactVersion: 'a', tools: Object.keys(held).map((m) => ({ id: m.slice(0, -4), modulePath: m, input: { type: 'object' }, output: {} })), guardrails: [] },
+    resolveModule: (p) => p,
+    importModule: async (p) => held[p],
+    token: TOKEN,
+    env: {},
+    maxConcurrency: 1,
+  });
+  await service.prewarm();
+  const port = await service.listen(0, '127.0.0.1');
+  const send = async (id, headers = {}) => {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'kindgi-pack-token': TOKEN, ...headers }, body: call(id) });
+    return [res.status, await res.text()];
+  };
+  let done = false;
+  const pump = async () => {
+    while (!done) await send('quick');
+  };
+  try {
+    const pumps = [pump(), pump()];
+    // With a cap of 1 and three callers a call may be refused 503 `overloaded` (see the README's
+    // cap): only the hold calls that ran count.
+    for (let held = 0, i = 0; held < 100 && i < 2000; i += 1) {
+      const [status, text] = await send('hold', { 'kindgi-timeout-ms': String(1 + (i % 3)) });
+      if (status === 503) continue;
+      assert.equal(JSON.parse(text).code, 'deadline-exceeded');
+      held += 1;
+    }
+    done = true;
+    await Promise.all(pumps);
+    assert.equal(most, 1, 'never more handlers at once than the cap');
+  } finally {
+    done = true;
+    await service.stop(100);
+  }
+});

@@ -569,6 +569,12 @@ export function createPackService(options) {
     // The call ended (its deadline, its caller gone) while it waited for this thread: Rust
     // has answered it, and its pack code never starts.
     if (target === 'skip') return;
+    // A call's abort (`request` is its reason), in the same queue as the calls: it is taken
+    // before any call admitted after it.
+    if (target === 'abort') {
+      abort(id, request);
+      return;
+    }
     const call = new CallState(bindings, toolLog);
     calls.set(id, call);
     try {
@@ -633,7 +639,7 @@ export function createPackService(options) {
     }
   }
 
-  const callbacks = { dispatch, abort, event };
+  const callbacks = { dispatch, event };
   const maxBodyBytes = limit(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
   const service = native.createNativePackService(
     {
@@ -650,7 +656,7 @@ export function createPackService(options) {
       shareCallBindings: nativeLog !== undefined || jsLog !== undefined,
       ...(nativeLog !== undefined && { logBindings: nativeLog.bindingsJson }),
     },
-    ...weakCallbacks(callbacks, 'dispatch', 'abort', 'event'),
+    ...weakCallbacks(callbacks, 'dispatch', 'event'),
     nativeLog?.logs,
   );
   // The callbacks live as long as the native service: every function here holds it.

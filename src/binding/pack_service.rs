@@ -2,17 +2,18 @@
 //! threadsafe functions.
 //!
 //! One `dispatch` function starts every call in JS and JS answers with `settle(id, …)`
-//! (a returned Promise would cost napi closures and GC pauses per call); a second function
-//! forwards aborts to the call's `AbortController`; a third delivers service events.
-//! None of them holds the process; `stop()` releases all three.
+//! (a returned Promise would cost napi closures and GC pauses per call); the same function,
+//! in the same queue, takes aborts to the call's `AbortController`; a second delivers service
+//! events. Neither holds the process; `stop()` releases both.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::json::to_js_json;
 use crate::protocol::PackErrorCode;
+use crate::service::admission::Place;
 use crate::service::call::{
-    Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
+    AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
 use crate::service::catalog::Catalog;
 use crate::service::core::{
@@ -52,6 +53,8 @@ pub struct DispatchTarget {
     word: &'static str,
     /// The call's gate, its id and its runner; none for the warm-up, which always runs.
     call: Option<(Arc<StartGate>, u32, Arc<JsRunner>)>,
+    /// An aborted call's place under the cap, given back as the JS thread takes the abort.
+    place: Option<Place>,
 }
 
 impl ToNapiValue for DispatchTarget {
@@ -59,6 +62,8 @@ impl ToNapiValue for DispatchTarget {
         env: napi::sys::napi_env,
         target: Self,
     ) -> napi::Result<napi::sys::napi_value> {
+        // Given back here, on the JS thread, just before JS hears of the abort.
+        drop(target.place);
         let word = match &target.call {
             None => target.word,
             Some((start, id, runner)) => match start.start() {
@@ -80,12 +85,8 @@ impl ToNapiValue for DispatchTarget {
         unsafe { <&str as ToNapiValue>::to_napi_value(env, word) }
     }
 }
-/// `(callId, reason)`.
-type AbortArgs = FnArgs<(u32, String)>;
-
 struct JsFunctions {
     dispatch: Tsfn<DispatchArgs>,
-    abort: Tsfn<AbortArgs>,
     events: Tsfn<String>,
 }
 
@@ -155,6 +156,29 @@ impl JsRunner {
         }
     }
 
+    /// Tells JS that call `id` is aborted (`dispatch` with the target `abort`); the call's
+    /// `place`, if it holds one, goes back as the JS thread takes it.
+    fn send_abort(&self, id: u32, reason: AbortReason, place: Option<Place>) {
+        if let Some(functions) = self.functions() {
+            functions.dispatch.call(
+                (
+                    id,
+                    0,
+                    reason.as_str().to_owned(),
+                    String::new(),
+                    String::new(),
+                    DispatchTarget {
+                        word: "abort",
+                        call: None,
+                        place,
+                    },
+                )
+                    .into(),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        }
+    }
+
     fn event(&self, event: ServiceEvent) {
         if let Some(functions) = self.functions() {
             functions
@@ -217,6 +241,7 @@ impl Runner for Arc<JsRunner> {
             let dispatched = DispatchTarget {
                 word,
                 call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
+                place: None,
             };
             // Until the JS thread reaches it, its body counts against the queue's budget.
             start.queue(body.len());
@@ -235,10 +260,15 @@ impl Runner for Arc<JsRunner> {
             if status != Status::Ok {
                 return stopped();
             }
+            // The abort goes through the dispatcher's own queue, from the thread that aborts
+            // and before the call's place goes: the JS thread takes it before any call
+            // admitted after it, as TypeScript runs the abort's listeners before its place goes.
+            let (aborts, gate) = (Arc::clone(&runner), Arc::clone(&start));
+            abort.on_abort(move |reason| aborts.send_abort(id, reason, gate.take_place()));
             tokio::pin!(settled);
             tokio::select! {
                 settled = &mut settled => return settled.unwrap_or_else(|_| unsettled(word, &call_id)),
-                reason = abort.aborted() => {
+                _ = abort.aborted() => {
                     // Still queued behind a busy JS thread: it never starts, and holds its
                     // place until the queue reaches it.
                     if start.end() {
@@ -249,10 +279,6 @@ impl Runner for Arc<JsRunner> {
                             honoured_abort: true,
                         };
                     }
-                    functions.abort.call(
-                        (id, reason.as_str().to_owned()).into(),
-                        ThreadsafeFunctionCallMode::NonBlocking,
-                    );
                 }
             }
             // The handler runs on after its abort; its settle still ends the call.
@@ -504,12 +530,11 @@ fn invalid(message: impl Into<String>) -> JsError {
 
 #[napi(
     js_name = "createNativePackService",
-    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, position: number, request: string, defaults: string, bindings: string, target: string) => void, abort: (id: number, reason: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
+    ts_args_type = "options: NativePackServiceOptions, dispatch: (id: number, position: number, request: string, defaults: string, bindings: string, target: string) => void, events: (event: string) => void, logs?: NativeLogs | undefined | null"
 )]
 pub fn create_native_pack_service(
     options: NativePackServiceOptions,
     dispatch: Tsfn<DispatchArgs>,
-    abort: Tsfn<AbortArgs>,
     events: Tsfn<String>,
     logs: Option<&NativeLogs>,
 ) -> Result<NativePackService, JsError> {
@@ -518,11 +543,7 @@ pub fn create_native_pack_service(
     let env_check: PackEnvCheck =
         parse_pack_env_check(Some(&options.env_check)).map_err(invalid)?;
     let runner = Arc::new(JsRunner {
-        functions: Mutex::new(Some(Arc::new(JsFunctions {
-            dispatch,
-            abort,
-            events,
-        }))),
+        functions: Mutex::new(Some(Arc::new(JsFunctions { dispatch, events }))),
         pending: Mutex::new(HashMap::new()),
         next_id: AtomicU32::new(1),
     });
@@ -780,6 +801,7 @@ impl NativePackService {
                 DispatchTarget {
                     word: "warm",
                     call: None,
+                    place: None,
                 },
             )
                 .into(),

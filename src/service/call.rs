@@ -10,7 +10,7 @@ use crate::service::tool_io::FilledInput;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::Notify;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,10 +34,22 @@ pub struct CallAbort {
     inner: Arc<AbortState>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct AbortState {
     reason: OnceLock<AbortReason>,
     fired: Notify,
+    /// Run once, on the thread that aborts, before `abort` returns (see `on_abort`).
+    hook: Mutex<Option<AbortHook>>,
+}
+
+type AbortHook = Box<dyn FnOnce(AbortReason) + Send>;
+
+impl std::fmt::Debug for AbortState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbortState")
+            .field("reason", &self.reason.get())
+            .finish_non_exhaustive()
+    }
 }
 
 impl CallAbort {
@@ -48,7 +60,28 @@ impl CallAbort {
     /// Aborts the call; the first reason sticks.
     pub fn abort(&self, reason: AbortReason) {
         if self.inner.reason.set(reason).is_ok() {
+            self.run_hook(reason);
             self.inner.fired.notify_waiters();
+        }
+    }
+
+    /// Runs `hook` when the call is aborted, on the thread that aborts it and before `abort`
+    /// returns (at once if it is aborted already): for what must happen before the call's
+    /// place under the cap goes to another call, which follows its abort.
+    pub fn on_abort(&self, hook: impl FnOnce(AbortReason) + Send + 'static) {
+        if let Ok(mut slot) = self.inner.hook.lock() {
+            *slot = Some(Box::new(hook));
+        }
+        // Stored, then the reason read: an abort in between runs the hook, or this does.
+        if let Some(reason) = self.reason() {
+            self.run_hook(reason);
+        }
+    }
+
+    fn run_hook(&self, reason: AbortReason) {
+        let hook = self.inner.hook.lock().ok().and_then(|mut slot| slot.take());
+        if let Some(hook) = hook {
+            hook(reason);
         }
     }
 
@@ -207,7 +240,34 @@ pub trait Runner: Send + Sync + 'static {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
+
+    #[test]
+    fn an_abort_hook_runs_once_before_abort_returns_or_at_once_when_aborted_already() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let abort = CallAbort::new();
+        let counted = Arc::clone(&runs);
+        abort.on_abort(move |reason| {
+            assert_eq!(reason, AbortReason::DeadlineExceeded);
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!(runs.load(Ordering::SeqCst), 0, "not before the abort");
+        abort.abort(AbortReason::DeadlineExceeded);
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "by the time abort returns");
+        abort.abort(AbortReason::Cancelled);
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "once");
+        let counted = Arc::clone(&runs);
+        abort.on_abort(move |reason| {
+            assert_eq!(reason, AbortReason::DeadlineExceeded, "the first reason");
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            2,
+            "at once on a call aborted already"
+        );
+    }
 
     #[tokio::test]
     async fn abort_is_set_once_and_wakes_waiters() {

@@ -135,12 +135,15 @@ struct Waiting {
 
 impl Drop for Waiting {
     fn drop(&mut self) {
+        // Told first: pack code hears of its abort before its place goes to another call.
+        if !self.answered {
+            self.abort.abort(AbortReason::Cancelled);
+        }
         // Answered or gone, the call's place under the cap goes (pack code may run on).
         self.start.end();
         if self.answered {
             return;
         }
-        self.abort.abort(AbortReason::Cancelled);
         self.reporter.report(ServiceEvent::Call {
             target: self.word,
             id: self.id.clone(),

@@ -119,6 +119,17 @@ impl StartGate {
     }
 
     /// Pack code settled: its place goes back.
+    /// The place of a call whose pack code started, taken out to be given back elsewhere: on
+    /// the JS thread as it takes the call's abort, so no call admitted after the abort runs
+    /// before pack code hears of it. `None` when it has not started, or settled.
+    pub fn take_place(&self) -> Option<Place> {
+        let mut state = self.state.lock().ok()?;
+        match state.phase {
+            Phase::Started(ref mut place) => place.take(),
+            _ => None,
+        }
+    }
+
     pub fn settled(&self) {
         if let Ok(mut state) = self.state.lock() {
             if let Phase::Started(ref mut place) = state.phase {
