@@ -381,14 +381,18 @@ test('a caller that leaves after sending more than its request has its call canc
       socket.destroy();
       await until(() => untilAborted.aborted === i + 1 && service.inFlight() === 0, `the call to be cancelled (${JSON.stringify(extra)} after the body)`);
     }
-    // An answer that is ready at once still goes to a caller that half-closed after asking.
-    const probe = await new Promise((resolve) => {
-      let got = '';
-      const socket = connect(port, '127.0.0.1', () => socket.end('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'));
-      socket.on('data', (d) => (got += d));
-      socket.on('close', () => resolve(got));
-    });
-    assert.match(probe, /^HTTP\/1\.1 200 OK\r\n/);
+    // An answer that is ready at once still goes to a caller that half-closed after asking,
+    // every time (hyper alone closed on reading the end: 12 of 300 such probes went unanswered).
+    for (let i = 0; i < 200; i += 1) {
+      const probe = await new Promise((resolve) => {
+        let got = '';
+        const socket = connect(port, '127.0.0.1', () => socket.end('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'));
+        socket.on('data', (d) => (got += d));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(got));
+      });
+      assert.match(probe, /^HTTP\/1\.1 200 OK\r\n/, `probe ${i}`);
+    }
   } finally {
     await service.stop(100);
   }

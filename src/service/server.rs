@@ -272,6 +272,11 @@ async fn connection<H: Handler>(
     });
     let conn = http1::Builder::new()
         .timer(TokioTimer::new())
+        // A caller that shuts its side once it has asked still gets the answer, as from Node
+        // (`allowHalfOpen`): hyper would otherwise close the connection when it reads the end,
+        // dropping an answer not yet written. Whether a call in progress is cancelled by it is
+        // the hang-up watch's to say.
+        .half_close(true)
         .header_read_timeout(header_limit)
         // Node refuses a head of 16 KiB (counted its way) with 431 once it is read, which
         // `node_refusal` does too. Without a cap on the raw bytes hyper would buffer ~400 KB
