@@ -295,6 +295,27 @@ describe('writeIndex: folders and temporary files', () => {
       assert.deepEqual(await tmpLeftovers(dir), []);
     });
   });
+
+  test('the path is resolved first, as runIndexer resolves it: `..` after a link, a trailing slash, a relative path', async () => {
+    await withTempDir(async (dir) => {
+      await mkdir(path.join(dir, 'real', 'deep'), { recursive: true });
+      const { symlink } = await import('node:fs/promises');
+      await symlink(path.join(dir, 'real', 'deep'), path.join(dir, 'link'));
+      // `link/..` is `dir`, not the link target's parent.
+      const through = await writeIndex(sampleIndex(), path.join(dir, 'link') + '/../index.json', PINNED);
+      assert.equal(through.outputPath, path.join(dir, 'index.json'));
+      assert.equal((await stat(path.join(dir, 'index.json'))).isFile(), true);
+      assert.deepEqual(await readdir(path.join(dir, 'real')), ['deep']);
+      // `out/` names the file `out`.
+      const slash = await writeIndex(sampleIndex(), path.join(dir, 'out') + '/', PINNED);
+      assert.equal(slash.outputPath, path.join(dir, 'out'));
+      assert.equal((await stat(path.join(dir, 'out'))).isFile(), true);
+      // A relative path comes back absolute, from the working folder.
+      const relative = path.relative(process.cwd(), path.join(dir, 'rel.json'));
+      const result = await writeIndex(sampleIndex(), relative, PINNED);
+      assert.equal(result.outputPath, path.join(dir, 'rel.json'));
+    });
+  });
 });
 
 describe('writeIndex: artifactVersion and publishedAt', () => {

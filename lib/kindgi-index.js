@@ -1,6 +1,7 @@
 // The index writer (`@kindgi/handler-runtime-native/kindgi-index`). JSON.stringify hands the
 // value to Rust, which sorts, indents, hashes and writes.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
 
@@ -28,6 +29,9 @@ export async function writeIndex(index, outputPath, options = {}) {
   if (typeof outputPath !== 'string' || outputPath === '') {
     throw invalidArgument(`outputPath must be a non-empty string, not ${describe(outputPath)}`);
   }
+  // As `runIndexer` resolves it: `link/../index.json` is the cwd's, not the link target's
+  // parent's, and `out/` names a file.
+  outputPath = resolve(outputPath);
   if (options === null || typeof options !== 'object') {
     throw invalidArgument(`options must be an object, not ${describe(options)}`);
   }

@@ -232,7 +232,8 @@ fn previous_number(version: &str, today: &str) -> Option<f64> {
     if day.len() != 8 || !all_digits(day) || !all_digits(n) || day != today {
         return None;
     }
-    n.parse::<f64>().ok()
+    // Digits past the double range read as Infinity, which `Number.isFinite` refuses.
+    n.parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
 fn write_atomically(
@@ -291,6 +292,15 @@ mod tests {
     // 2026-09-21T14:13:20.123Z
     fn day_one() -> SystemTime {
         UNIX_EPOCH + Duration::from_millis(1_790_000_000_123)
+    }
+
+    #[test]
+    fn a_previous_number_past_the_double_range_starts_the_day_over() {
+        let huge = format!("20260921.2{}", "0".repeat(308));
+        assert_eq!(previous_number(&huge, "20260921"), None);
+        assert_eq!(previous_number("20260921.7", "20260921"), Some(7.0));
+        let long = format!("20260921.{}", "9".repeat(25));
+        assert_eq!(previous_number(&long, "20260921"), Some(1e25));
     }
 
     #[test]
