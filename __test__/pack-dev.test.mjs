@@ -105,7 +105,8 @@ test('serves through a front, swaps when the pack changes, keeps the old child w
   assert.deepEqual(processesNaming(root), [], 'no child outlives the CLI');
 });
 
-test('an index outside the module root, saved by renaming over it, swaps too', async () => {
+/** The CLI serving a copy of the fixture pack whose index sits in a folder of its own, outside the module root. */
+async function servingIndexOutsideTheRoot() {
   const root = packFolder('kindgi-pack-dev-root-');
   cpSync(fixture, root, { recursive: true });
   const out = packFolder('kindgi-pack-dev-out-');
@@ -115,6 +116,11 @@ test('an index outside the module root, saved by renaming over it, swaps too', a
   const run = launch(['--index', index, '--module-root', root]);
   const front = await run.nth('front', 1);
   await run.nth('started', 1);
+  return { out, index, original, run, front };
+}
+
+test('an index outside the module root, saved by renaming over it, swaps too', async () => {
+  const { out, index, original, run, front } = await servingIndexOutsideTheRoot();
   // As an editor or a build tool saves: a new file renamed over the old one.
   writeFileSync(join(out, 'index.json.tmp'), JSON.stringify({ ...original, artifactVersion: '20260303.3' }));
   renameSync(join(out, 'index.json.tmp'), index);
@@ -126,15 +132,7 @@ test('an index outside the module root, saved by renaming over it, swaps too', a
 });
 
 test('an index folder outside the module root deleted and written again is watched again', async () => {
-  const root = packFolder('kindgi-pack-dev-root-');
-  cpSync(fixture, root, { recursive: true });
-  const out = packFolder('kindgi-pack-dev-out-');
-  const index = join(out, 'index.json');
-  const original = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
-  writeFileSync(index, JSON.stringify(original));
-  const run = launch(['--index', index, '--module-root', root]);
-  const front = await run.nth('front', 1);
-  await run.nth('started', 1);
+  const { out, index, original, run, front } = await servingIndexOutsideTheRoot();
   // `rm -rf build && build` for the index alone: the deletion is a failed boot, the new index a swap.
   rmSync(out, { recursive: true });
   await within(run.nth('boot-failed', 1), 'failed boot after the deletion');

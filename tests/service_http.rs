@@ -154,6 +154,16 @@ impl Harness {
         self.listening.local_addr()
     }
 
+    /// Sends `request` on a new connection and waits until its call runs; the connection,
+    /// left open.
+    async fn running(&self, request: &[u8]) -> TcpStream {
+        let mut stream = TcpStream::connect(self.addr()).await.expect("connect");
+        stream.write_all(request).await.expect("send");
+        let service = Arc::clone(self.listening.service());
+        wait_until(|| service.admission().in_flight() == 1).await;
+        stream
+    }
+
     fn events(&self) -> Vec<ServiceEvent> {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
@@ -454,14 +464,8 @@ async fn pack_code_that_panics_is_answered_and_the_service_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_caller_that_hangs_up_cancels_its_call() {
     let h = Harness::start(4, None, &[]).await;
-    let mut stream = TcpStream::connect(h.addr()).await.expect("connect");
-    stream
-        .write_all(&invoke_request(&tool_call("wait"), ""))
-        .await
-        .expect("send");
     // Wait until the call runs, then hang up.
-    let service = Arc::clone(h.listening.service());
-    wait_until(|| service.admission().in_flight() == 1).await;
+    let stream = h.running(&invoke_request(&tool_call("wait"), "")).await;
     drop(stream);
     let aborts = || h.aborts.lock().map(|a| a.clone()).unwrap_or_default();
     wait_until(|| !aborts().is_empty()).await;
@@ -510,14 +514,10 @@ async fn the_cap_and_drain_answer_503() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_during_a_drain_close_their_connection_and_say_so() {
     let h = Harness::start(4, None, &[]).await;
-    let addr = h.addr();
     // A slow call and a quick one pipelined behind it on one connection.
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
     let mut pipelined = invoke_request(&tool_call("stubborn"), "");
     pipelined.extend(invoke_request(&tool_call("echo"), ""));
-    stream.write_all(&pipelined).await.expect("send");
-    let service = Arc::clone(h.listening.service());
-    wait_until(|| service.admission().in_flight() == 1).await;
+    let mut stream = h.running(&pipelined).await;
     let stopping = tokio::spawn(h.listening.stop(Duration::from_secs(5)));
     let answered = read_response(&mut stream).await;
     assert_eq!(answered.status, 200);
@@ -538,14 +538,7 @@ async fn answers_during_a_drain_close_their_connection_and_say_so() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_that_stop_cuts_is_reported_before_stop_returns() {
     let h = Harness::start(4, None, &[]).await;
-    let addr = h.addr();
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    stream
-        .write_all(&invoke_request(&tool_call("wait"), ""))
-        .await
-        .expect("send");
-    let service = Arc::clone(h.listening.service());
-    wait_until(|| service.admission().in_flight() == 1).await;
+    let _stream = h.running(&invoke_request(&tool_call("wait"), "")).await;
     // No grace, and pack code that waits for its abort: the call is cut when the connections
     // close.
     h.listening.stop(Duration::ZERO).await;

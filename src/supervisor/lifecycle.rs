@@ -451,6 +451,35 @@ mod tests {
         lifecycle_with_grace(crash_after, max_restarts, INTERRUPT_GRACE)
     }
 
+    /// A child that runs `script` in `/bin/sh` with an empty environment.
+    fn shell_spec(
+        script: String,
+    ) -> Pin<Box<dyn Future<Output = Result<ChildSpec, String>> + Send>> {
+        Box::pin(async move {
+            Ok(ChildSpec {
+                program: "/bin/sh".into(),
+                args: vec!["-c".into(), script],
+                env: vec![],
+                cwd: None,
+            })
+        })
+    }
+
+    fn options(
+        max_restarts: u32,
+        restart_delay: Duration,
+        interrupt_grace: Duration,
+    ) -> LifecycleOptions {
+        LifecycleOptions {
+            boot_timeout: Duration::from_secs(10),
+            stop_grace: Duration::from_secs(2),
+            max_restarts,
+            restart_delay,
+            interrupt_grace,
+            backlog: Arc::default(),
+        }
+    }
+
     fn lifecycle_with_grace(
         crash_after: Option<&str>,
         max_restarts: u32,
@@ -484,23 +513,9 @@ mod tests {
                 // The index names the child among the processes.
                 format!("trap 'exit 0' TERM; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; {tail} # {index}")
             };
-            Box::pin(async move {
-                Ok(ChildSpec {
-                    program: "/bin/sh".into(),
-                    args: vec!["-c".into(), script],
-                    env: vec![],
-                    cwd: None,
-                })
-            })
+            shell_spec(script)
         });
-        let options = LifecycleOptions {
-            boot_timeout: Duration::from_secs(10),
-            stop_grace: Duration::from_secs(2),
-            max_restarts,
-            restart_delay: Duration::from_millis(10),
-            interrupt_grace,
-            backlog: Arc::default(),
-        };
+        let options = options(max_restarts, Duration::from_millis(10), interrupt_grace);
         (Lifecycle::new(options, launch, events), seen)
     }
 
@@ -728,23 +743,9 @@ mod tests {
             } else {
                 format!("trap 'exit 0' TERM; sleep 2; echo '{{\"kind\":\"listening\",\"port\":{port}}}' >&2; while :; do sleep 0.05; done")
             };
-            Box::pin(async move {
-                Ok(ChildSpec {
-                    program: "/bin/sh".into(),
-                    args: vec!["-c".into(), script],
-                    env: vec![],
-                    cwd: None,
-                })
-            })
+            shell_spec(script)
         });
-        let options = LifecycleOptions {
-            boot_timeout: Duration::from_secs(10),
-            stop_grace: Duration::from_secs(2),
-            max_restarts: 3,
-            restart_delay: Duration::from_millis(300),
-            interrupt_grace: INTERRUPT_GRACE,
-            backlog: Arc::default(),
-        };
+        let options = options(3, Duration::from_millis(300), INTERRUPT_GRACE);
         let lifecycle = Lifecycle::new(options, launch, events);
         assert_eq!(lifecycle.start("old").await, Ok(2000));
         restarting.notified().await;
