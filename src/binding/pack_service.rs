@@ -257,6 +257,8 @@ impl Runner for Arc<JsRunner> {
                     .into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
             );
+            // Not needed while the call runs: its abort reaches JS through `send_abort`.
+            drop(functions);
             if status != Status::Ok {
                 return stopped();
             }
@@ -282,7 +284,6 @@ impl Runner for Arc<JsRunner> {
                 }
             }
             // The handler runs on after its abort; its settle still ends the call.
-            drop(functions);
             settled.await.unwrap_or_else(|_| unsettled(word, &call_id))
         })
     }
