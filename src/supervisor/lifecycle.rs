@@ -247,13 +247,7 @@ impl Lifecycle {
         let child = match booted {
             Ok(child) => Arc::new(child),
             Err(problems) if self.is_closing() => return Err(problems),
-            Err(problems) => {
-                self.announce(SupervisorEvent::BootFailed {
-                    problems: problems.clone(),
-                })
-                .await;
-                return Err(problems);
-            }
+            Err(problems) => return self.boot_failed(problems).await,
         };
         let port = child.port;
         // A close that began as the child came up, or a stop during a restart's boot: it
@@ -292,10 +286,7 @@ impl Lifecycle {
                 // The owner's start failed and says so, as every other failed start does; a
                 // restart the owner stopped or superseded ends quietly.
                 if by_owner && reason != CLOSING {
-                    self.announce(SupervisorEvent::BootFailed {
-                        problems: problems.clone(),
-                    })
-                    .await;
+                    return self.boot_failed(problems).await;
                 }
                 return Err(problems);
             }
@@ -315,6 +306,15 @@ impl Lifecycle {
             previous.retire(self.options.stop_grace).await;
         }
         Ok(port)
+    }
+
+    /// A start that failed: its `boot-failed` event, then its answer.
+    async fn boot_failed(&self, problems: Vec<String>) -> Result<u16, Vec<String>> {
+        self.announce(SupervisorEvent::BootFailed {
+            problems: problems.clone(),
+        })
+        .await;
+        Err(problems)
     }
 
     /// Emits a start's own event and waits (a while) for JavaScript to take it, behind the
