@@ -99,9 +99,10 @@ export function readPackServiceConfig(argv, env) {
   }
   // Each variable as TypeScript's readPackServiceConfig reads it: `??` for PORT and the index
   // (null is unset), `=== undefined` for the concurrency (null is Number(null), 0). The index
-  // comes first, and only without `--index` (`argv.indexOf` and the element after it).
+  // comes first: `--index` as TypeScript's `arg` reads it (`argv.indexOf` and the element after
+  // it), else the variable.
   const indexAt = argv.indexOf('--index');
-  const indexVariable = indexAt >= 0 && indexAt + 1 < argv.length ? undefined : stringVariable(env, 'KINDGI_PACK_INDEX');
+  const indexPath = resolve((indexAt >= 0 ? argv[indexAt + 1] : undefined) ?? stringVariable(env, 'KINDGI_PACK_INDEX') ?? '/app/index.json');
   const port = env.PORT ?? undefined;
   const concurrency = env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
   const read = native.readPackServiceSettings(argv, {
@@ -114,7 +115,6 @@ export function readPackServiceConfig(argv, env) {
     envFilter: text(env.KINDGI_PACK_ENV_FILTER),
     envFilterShown: settingShown(env.KINDGI_PACK_ENV_FILTER, 'KINDGI_PACK_ENV_FILTER'),
   });
-  const indexPath = resolve(read.indexArg ?? indexVariable ?? '/app/index.json');
   const moduleRoot = resolve(read.moduleRootArg ?? dirname(indexPath));
   const rawTenant = stringVariable(env, TENANT_VAR);
   const tenantId = rawTenant === undefined ? undefined : pinnedTenant(rawTenant);

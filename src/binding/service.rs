@@ -7,8 +7,8 @@ use napi_derive::napi;
 pub struct ServiceSettingsJs {
     /// The problems, when the configuration is refused.
     pub problems: Option<Vec<String>>,
-    /// The raw `--index` and `--module-root` values (the JS layer resolves paths with Node's rules).
-    pub index_arg: Option<String>,
+    /// The raw `--module-root` value (the JS layer resolves paths with Node's rules, and reads
+    /// `--index` itself: TypeScript resolves the index before it reads anything else).
     pub module_root_arg: Option<String>,
     pub bundle_map: Option<String>,
     pub host: Option<String>,
@@ -48,7 +48,6 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
     };
     let mut out = ServiceSettingsJs {
         problems: None,
-        index_arg: arg(&argv, "--index").map(str::to_owned),
         module_root_arg: arg(&argv, "--module-root").map(str::to_owned),
         bundle_map: None,
         host: None,
