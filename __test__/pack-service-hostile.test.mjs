@@ -134,6 +134,19 @@ async function start() {
 
 const call = (id) => JSON.stringify({ v: 2, kind: 'invoke', tool: { id }, input: {}, ctx });
 
+/** A service over `packModules` (file name to module): a tool per file, named by it, taking any object. */
+function serviceOf(packId, packModules, options = {}) {
+  const tools = Object.keys(packModules).map((m) => ({ id: m.replace(/\.mjs$/, ''), modulePath: m, input: { type: 'object' }, output: {} }));
+  return createPackService({
+    index: { v: 1, packId, artifactVersion: 'a', tools, guardrails: [] },
+    resolveModule: (p) => p,
+    importModule: async (p) => packModules[p],
+    token: TOKEN,
+    env: {},
+    ...options,
+  });
+}
+
 /** Sends raw bytes, then reads until the server closes, `ms` pass or `end` arrives. */
 function raw(port, bytes, ms = 500, end = undefined) {
   return new Promise((resolve) => {
@@ -274,24 +287,9 @@ test('a call whose handler never settles is forgotten once JavaScript collects i
   const gc = runInNewContext('gc');
   const kept = [];
   let lostStarted = 0;
-  const service = createPackService({
-    index: {
-      v: 1,
-      packId: 'never',
-      artifactVersion: 'a',
-      tools: [
-        { id: 'lost', modulePath: 'lost.mjs', input: { type: 'object' }, output: {} },
-        { id: 'kept', modulePath: 'kept.mjs', input: { type: 'object' }, output: {} },
-      ],
-      guardrails: [],
-    },
-    resolveModule: (p) => p,
-    token: TOKEN,
-    env: {},
-    importModule: async (p) =>
-      p === 'lost.mjs'
-        ? { default: () => new Promise(() => (lostStarted += 1)) }
-        : { default: () => new Promise((resolve) => kept.push(resolve)) },
+  const service = serviceOf('never', {
+    'lost.mjs': { default: () => new Promise(() => (lostStarted += 1)) },
+    'kept.mjs': { default: () => new Promise((resolve) => kept.push(resolve)) },
   });
   await service.prewarm();
   const port = await service.listen(0, '127.0.0.1');
@@ -581,24 +579,14 @@ test('handle() misused by a framework answers or keeps quiet, and gives its plac
 test('stop() that cuts calls still tells the logger; answers during the drain close their connection', async () => {
   const events = [];
   let release;
-  const service = createPackService({
-    index: {
-      v: 1,
-      packId: 'cut',
-      artifactVersion: 'a',
-      tools: [
-        { id: 'never', modulePath: 'never.mjs', input: { type: 'object' }, output: {} },
-        { id: 'slow', modulePath: 'slow.mjs', input: { type: 'object' }, output: {} },
-      ],
-      guardrails: [],
+  const service = serviceOf(
+    'cut',
+    {
+      'never.mjs': { default: () => new Promise(() => {}) },
+      'slow.mjs': { default: () => new Promise((resolve) => (release = resolve)) },
     },
-    resolveModule: (p) => p,
-    token: TOKEN,
-    env: {},
-    logger: (e) => events.push(e),
-    importModule: async (p) =>
-      p === 'never.mjs' ? { default: () => new Promise(() => {}) } : { default: () => new Promise((resolve) => (release = resolve)) },
-  });
+    { logger: (e) => events.push(e) },
+  );
   await service.prewarm();
   const port = await service.listen(0, '127.0.0.1');
   const request = (id) => `POST /v1/invoke HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-length: ${call(id).length}\r\n\r\n${call(id)}`;
@@ -655,14 +643,7 @@ test('pack code hears of its abort before its place under the cap goes to anothe
       },
     },
   };
-  const service = createPackService({
-    index: { v: 1, packId: 'cap', artifactVersion: 'a', tools: Object.keys(held).map((m) => ({ id: m.slice(0, -4), modulePath: m, input: { type: 'object' }, output: {} })), guardrails: [] },
-    resolveModule: (p) => p,
-    importModule: async (p) => held[p],
-    token: TOKEN,
-    env: {},
-    maxConcurrency: 1,
-  });
+  const service = serviceOf('cap', held, { maxConcurrency: 1 });
   await service.prewarm();
   const port = await service.listen(0, '127.0.0.1');
   const send = async (id, headers = {}) => {
