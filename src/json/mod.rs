@@ -5,6 +5,7 @@
 //! (integer-like keys first). Everything this crate writes for a JavaScript caller goes through
 //! here, so the bytes match what the TypeScript package writes.
 
+mod member;
 mod number;
 mod order;
 mod parse;
@@ -12,6 +13,7 @@ mod string;
 mod stringify;
 mod surrogates;
 
+pub use member::{member, member_mut, member_of};
 pub use number::{write_js_number, write_js_number_text};
 pub use order::{array_index, cmp_utf16, cmp_utf16_units};
 pub use parse::{with_parsed, JsonKey, JsonStr, Node, ParseError, MAX_DEPTH};

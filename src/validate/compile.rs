@@ -701,6 +701,10 @@ pub enum Keyword {
 pub struct Program {
     pub nodes: Vec<Node>,
     pub root: NodeId,
+    /// Whether an `unevaluatedProperties` or `unevaluatedItems` reads what was evaluated at
+    /// run time. Without one, the evaluated-tracking variables are never read, and a run skips
+    /// them (the frames, their ops and what each call evaluated).
+    pub reads_evaluated: bool,
 }
 
 /// The 2020-12 meta-schema and its vocabularies, which Ajv validates every schema against and
@@ -735,6 +739,7 @@ static META_PROGRAM: LazyLock<Result<Program, CompileError>> = LazyLock::new(|| 
     Ok(Program {
         nodes: compiler.nodes,
         root: entry,
+        reads_evaluated: compiler.reads_evaluated,
     })
 });
 
@@ -792,6 +797,7 @@ pub fn compile(schema: &Value, side: Side) -> Result<Program, CompileError> {
     Ok(Program {
         nodes: compiler.nodes,
         root,
+        reads_evaluated: compiler.reads_evaluated,
     })
 }
 
@@ -1087,6 +1093,8 @@ struct Compiler<'s> {
     states: HashMap<NodeId, (PState, IState)>,
     /// What each finished function reports as evaluated (Ajv's `validate.evaluated`).
     finished: HashMap<NodeId, Frame>,
+    /// See [`Program::reads_evaluated`].
+    reads_evaluated: bool,
     resources: Resources<'s>,
 }
 
@@ -1181,6 +1189,7 @@ impl<'s> Compiler<'s> {
             eval: Vec::new(),
             states: HashMap::new(),
             finished: HashMap::new(),
+            reads_evaluated: false,
             resources: collect_resources(root, extra)?,
         })
     }
@@ -2313,6 +2322,7 @@ impl<'s> Compiler<'s> {
                 }
                 let (node, is_false) = self.unevaluated_schema(value, ctx, &path)?;
                 self.set_items(IState::True);
+                self.reads_evaluated |= matches!(state, IState::Var(_));
                 Keyword::UnevaluatedItems {
                     path,
                     node,
@@ -2567,6 +2577,7 @@ impl<'s> Compiler<'s> {
                     .map_or(PState::Undefined, |s| s.props.clone());
                 let (node, is_false) = self.unevaluated_schema(value, ctx, &path)?;
                 self.set_props(PState::True);
+                self.reads_evaluated |= matches!(state, PState::Var(_));
                 Keyword::UnevaluatedProperties {
                     path,
                     node,

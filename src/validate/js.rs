@@ -2,7 +2,7 @@
 //! order, property lookup through `Object.prototype`, `fast-deep-equal`, `ucs2length`, and
 //! the number conversions behind `multipleOf`.
 
-use crate::json::{array_index, write_js_number};
+use crate::json::{array_index, member, write_js_number};
 use serde_json::{Map, Number, Value};
 
 /// The names `Object.prototype` answers for: `data[name] !== undefined` holds for them on every
@@ -34,7 +34,9 @@ pub const THROWS: &str = "throws";
 /// The tag of a marker (`undefined`, `NaN`, `bigint`, …), when `value` is one.
 pub fn marker(value: &Value) -> Option<&str> {
     match value {
-        Value::Object(map) if !map.is_empty() && map.len() <= 2 => map.get(MARKER_KEY)?.as_str(),
+        Value::Object(map) if !map.is_empty() && map.len() <= 2 => {
+            member(map, MARKER_KEY)?.as_str()
+        }
         _ => None,
     }
 }
@@ -48,7 +50,12 @@ pub enum Lookup {
 }
 
 pub fn lookup(map: &Map<String, Value>, name: &str) -> Lookup {
-    match map.get(name) {
+    lookup_found(member(map, name), name)
+}
+
+/// [`lookup`], given what the object holds at `name` (`member(map, name)`).
+pub fn lookup_found(found: Option<&Value>, name: &str) -> Lookup {
+    match found {
         // A member holding `undefined` reads as absent (`data[name] !== undefined` fails).
         Some(value) if marker(value) == Some("undefined") => Lookup::Missing,
         Some(_) => Lookup::Own,

@@ -196,6 +196,56 @@ mod tests {
     }
 
     #[test]
+    fn evaluated_properties_are_tracked_only_where_read() {
+        // No `unevaluated*` keyword: no run keeps evaluated-tracking variables.
+        let plain = json!({"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"});
+        let validator = Validator::compile(&plain, Side::Output).expect("compiles");
+        assert!(!validator.program.reads_evaluated);
+        // What `anyOf` evaluated is known only at run time: those variables are read.
+        let any_of = json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]}, {"properties": {"b": {"type": "number"}}, "required": ["b"]}], "unevaluatedProperties": false});
+        let validator = Validator::compile(&any_of, Side::Output).expect("compiles");
+        assert!(validator.program.reads_evaluated);
+        assert_eq!(
+            issues(any_of.clone(), Side::Output, json!({"a": "x", "b": 1})),
+            "valid"
+        );
+        for (value, unevaluated) in [
+            (json!({"a": 1, "b": 2}), "a"),
+            (json!({"a": "x", "c": 1}), "c"),
+        ] {
+            let found = issues(any_of.clone(), Side::Output, value);
+            assert!(
+                found.contains(&format!(
+                    r#""params":{{"unevaluatedProperty":"{unevaluated}"}}"#
+                )),
+                "{found}"
+            );
+        }
+        // Through a recursive call: what the called function evaluated comes back to its caller.
+        let recursive = json!({"$defs": {"n": {"type": "object", "properties": {"v": {"type": "string"}}, "anyOf": [{"properties": {"next": {"$ref": "#/$defs/n"}}, "required": ["next"]}, {"properties": {"end": {"type": "boolean"}}}], "unevaluatedProperties": false}}, "$ref": "#/$defs/n"});
+        assert_eq!(
+            issues(
+                recursive.clone(),
+                Side::Output,
+                json!({"v": "a", "next": {"end": true}})
+            ),
+            "valid"
+        );
+        for (value, unevaluated) in [
+            (json!({"v": "a", "next": {"end": true, "z": 1}}), "next"),
+            (json!({"next": {"next": {"end": true}}, "w": 1}), "w"),
+        ] {
+            let found = issues(recursive.clone(), Side::Output, value);
+            assert!(
+                found.contains(&format!(
+                    r#""params":{{"unevaluatedProperty":"{unevaluated}"}}"#
+                )),
+                "{found}"
+            );
+        }
+    }
+
+    #[test]
     fn input_side_fills_defaults_before_the_object_keywords() {
         let schema = json!({"type": "object", "properties": {"a": {"default": 1}, "b": {"type": "object", "properties": {"c": {"default": "x"}}, "default": {}}}, "required": ["a"]});
         let validator = Validator::compile(&schema, Side::Input).expect("compiles");

@@ -9,6 +9,7 @@ use super::compile::{
 use super::formats::FormatType;
 use super::issue::{escape_pointer, params, Issue};
 use super::js::{self, Lookup};
+use crate::json::{member, member_mut};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -269,7 +270,8 @@ impl<'p> Run<'p> {
 
     /// `data[name] !== undefined`, reading the member.
     fn has(&mut self, map: &Map<String, Value>, name: &str) -> bool {
-        !self.throws(map.get(name)) && js::has_property(map, name)
+        let found = member(map, name);
+        !self.throws(found) && !matches!(js::lookup_found(found, name), Lookup::Missing)
     }
 
     /// `fast-deep-equal(a, b)` as Ajv calls it (`const`, `enum`, `uniqueItems`), reading members
@@ -441,7 +443,10 @@ impl<'p> Run<'p> {
                 }
                 self.depth += 1;
                 self.total_depth += 1;
-                if let Some(frame) = &obj.frame {
+                // Variables that nothing reads are not kept: no frame, so their ops find none,
+                // and no record of what each call evaluated.
+                let frame = obj.frame.as_ref().filter(|_| program.reads_evaluated);
+                if let Some(frame) = frame {
                     self.frames.push(FrameValues {
                         props: vec![RProps::Undefined; frame.vars],
                         items: vec![RItems::Undefined; frame.vars],
@@ -473,7 +478,7 @@ impl<'p> Run<'p> {
 
     /// Runs evaluated-tracking ops in the current function's frame.
     fn exec(&mut self, ops: &[EvalOp]) {
-        let last_call = self.last_call.clone();
+        let last_call = &self.last_call;
         let Some(frame) = self.frames.last_mut() else {
             return;
         };
@@ -1187,10 +1192,16 @@ impl<'p> Run<'p> {
                 if node.is_none() && !is_false {
                     return;
                 }
+                let declared = |key: &str| {
+                    props.iter().any(|p| p == key) || patterns.iter().any(|p| p.test(key))
+                };
+                // The usual object has no other member: nothing to list or to visit.
+                if map.keys().all(|key| declared(key)) {
+                    return;
+                }
                 let keys: Vec<String> = js::keys(map).into_iter().cloned().collect();
                 for key in keys {
-                    let declared = props.contains(&key) || patterns.iter().any(|p| p.test(&key));
-                    if declared {
+                    if declared(&key) {
                         continue;
                     }
                     if *is_false {
@@ -1216,19 +1227,19 @@ impl<'p> Run<'p> {
                 };
                 for (key, node, _) in props {
                     let Some(node) = node else { continue };
-                    if self.throws(map.get(key)) {
+                    let found = member_mut(map, key);
+                    if self.throws(found.as_deref()) {
                         return;
                     }
-                    match js::lookup(map, key) {
-                        Lookup::Missing => {}
-                        Lookup::Inherited => {
+                    match (js::lookup_found(found.as_deref(), key), found) {
+                        (Lookup::Missing, _) => {}
+                        (Lookup::Inherited, _) => {
                             self.child(*node, Data::NonJson, inst, key);
                         }
-                        Lookup::Own => {
-                            if let Some(value) = map.get_mut(key) {
-                                self.child(*node, Data::Json(value), inst, key);
-                            }
+                        (Lookup::Own, Some(value)) => {
+                            self.child(*node, Data::Json(value), inst, key);
                         }
+                        (Lookup::Own, None) => {}
                     }
                 }
             }
