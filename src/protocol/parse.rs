@@ -4,7 +4,7 @@
 //! JavaScript values in place. Both go through [`MessageSource`], so the rules exist once.
 
 use super::{PackErrorCode, PackErrorMessage};
-use crate::json::to_js_json;
+use crate::json::{member_of, to_js_json};
 use serde_json::Value;
 
 /// What the checks need to know of one value: its JavaScript type, and its content for the
@@ -158,7 +158,7 @@ pub fn parse_pack_response<S: MessageSource>(source: &S) -> Outcome<ResponseKind
 /// The value at `path`, `None` when a step is missing or not an object.
 fn lookup<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
     path.iter()
-        .try_fold(value, |current, key| current.as_object()?.get(*key))
+        .try_fold(value, |current, key| member_of(current, key))
 }
 
 impl MessageSource for Value {

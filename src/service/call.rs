@@ -1,7 +1,7 @@
 //! One call to pack code, as the service hands it to a [`Runner`]: what to run, the parsed
 //! request, and the call's abort (its deadline passed, or its caller went away).
 
-use crate::json::to_js_json;
+use crate::json::{member_of, to_js_json};
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::catalog::{Check, Tool};
 use crate::service::http::Reply;
@@ -147,7 +147,7 @@ impl Call {
     pub fn input_json(&self) -> String {
         match &self.input {
             Some(filled) => to_js_json(&filled.value),
-            None => to_js_json(self.message.get("input").unwrap_or(&Value::Null)),
+            None => to_js_json(member_of(&self.message, "input").unwrap_or(&Value::Null)),
         }
     }
 }

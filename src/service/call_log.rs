@@ -2,6 +2,7 @@
 //! caller's trace with a new span, the target and its id), the `call` and
 //! `handler-finished-late` records written with them, and the events for JS observers.
 
+use crate::json::member_of;
 use crate::log::{Level, Logger};
 use crate::protocol::RequestKind;
 use crate::service::trace::{new_span_id, parse_traceparent};
@@ -20,9 +21,9 @@ pub fn call_bindings(
 ) -> Map<String, Value> {
     let mut bindings = Map::new();
     if kind == RequestKind::Tool {
-        let ctx = message.get("ctx");
+        let ctx = member_of(message, "ctx");
         for key in CALL_IDS {
-            if let Some(Value::String(value)) = ctx.and_then(|c| c.get(key)) {
+            if let Some(Value::String(value)) = ctx.and_then(|c| member_of(c, key)) {
                 if !value.is_empty() {
                     bindings.insert(key.to_owned(), value.clone().into());
                 }

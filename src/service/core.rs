@@ -4,7 +4,7 @@
 
 use crate::env::PackEnvCheck;
 use crate::json::{
-    has_lone_surrogates, parse_with_lone_surrogates, restore_lone_surrogates,
+    has_lone_surrogates, member_of, parse_with_lone_surrogates, restore_lone_surrogates,
     restore_lone_surrogates_if,
 };
 use crate::log::Logger;
@@ -292,9 +292,8 @@ impl PackService {
         let (word, id, found) = match kind {
             RequestKind::Tool => {
                 let id = text_at(&json, "tool", "id");
-                let version = json
-                    .get("tool")
-                    .and_then(|t| t.get("version"))
+                let version = member_of(&json, "tool")
+                    .and_then(|t| member_of(t, "version"))
                     .and_then(Value::as_str);
                 let found = self
                     .catalog
@@ -389,8 +388,14 @@ impl PackService {
         let input = match &tool {
             None => None,
             Some(tool) => {
-                let undefined = serde_json::json!({ MARKER_KEY: "undefined" });
-                let input = received.message.get("input").unwrap_or(&undefined);
+                let undefined;
+                let input = match member_of(&received.message, "input") {
+                    Some(input) => input,
+                    None => {
+                        undefined = serde_json::json!({ MARKER_KEY: "undefined" });
+                        &undefined
+                    }
+                };
                 match received
                     .turn
                     .run(|| check_input(&tool.input, input, &tool.id))
@@ -461,8 +466,8 @@ impl PackService {
         match &self.tenant {
             None => true,
             Some(tenant) => {
-                json.get("ctx")
-                    .and_then(|c| c.get("tenantId"))
+                member_of(json, "ctx")
+                    .and_then(|c| member_of(c, "tenantId"))
                     .and_then(Value::as_str)
                     == Some(tenant.as_str())
             }
@@ -576,8 +581,8 @@ fn with_id(mut error: PackErrorMessage, word: &str, id: &str) -> PackErrorMessag
 }
 
 fn text_at(json: &Value, object: &str, key: &str) -> String {
-    json.get(object)
-        .and_then(|o| o.get(key))
+    member_of(json, object)
+        .and_then(|o| member_of(o, key))
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned()
