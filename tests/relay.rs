@@ -836,7 +836,7 @@ async fn answers_fetch_reads_are_read_as_fetch_reads_them_up_to_hyper_limits() {
     assert_eq!(
         headers,
         [(
-            "content-type".to_owned(),
+            hyper::header::CONTENT_TYPE,
             "application/json; charset=utf-8".to_owned()
         )]
     );

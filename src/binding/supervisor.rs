@@ -396,7 +396,12 @@ impl NativeSupervisor {
             }) => RelayOutcomeJs {
                 kind: "answer".into(),
                 status: Some(u32::from(status)),
-                headers: Some(headers.into_iter().flat_map(|(n, v)| [n, v]).collect()),
+                headers: Some(
+                    headers
+                        .into_iter()
+                        .flat_map(|(n, v)| [n.as_str().to_owned(), v])
+                        .collect(),
+                ),
                 body: Some(body),
                 reason: None,
             },

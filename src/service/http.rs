@@ -5,6 +5,23 @@
 
 use crate::js::js_number;
 use crate::json::write_json_str;
+use std::borrow::Cow;
+
+/// The headers of the v2 transport ([`crate::protocol::PACK_HEADERS`]) the service, the front
+/// and the relay read or write, named once: a name given as text is parsed on every request.
+pub mod names {
+    use hyper::header::HeaderName;
+
+    pub const PROTOCOL: HeaderName = HeaderName::from_static("kindgi-protocol");
+    pub const TOKEN: HeaderName = HeaderName::from_static("kindgi-pack-token");
+    pub const TIMEOUT_MS: HeaderName = HeaderName::from_static("kindgi-timeout-ms");
+    pub const RUN_ID: HeaderName = HeaderName::from_static("kindgi-run-id");
+    pub const REQUEST_ID: HeaderName = HeaderName::from_static("kindgi-request-id");
+    pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+    pub const TENANT_ID: HeaderName = HeaderName::from_static("kindgi-tenant-id");
+    pub const ARTIFACT_VERSION: HeaderName = HeaderName::from_static("kindgi-artifact-version");
+    pub const DURATION_MS: HeaderName = HeaderName::from_static("kindgi-duration-ms");
+}
 
 /// The largest deadline a call gets (Node's timer limit, about 24.8 days); a larger
 /// `kindgi-timeout-ms` is clamped to it instead of overflowing into "fire now".
@@ -200,9 +217,13 @@ pub fn latin1_header_value(text: &str) -> Option<hyper::header::HeaderValue> {
     hyper::header::HeaderValue::from_bytes(&bytes).ok()
 }
 
-/// A header value as Node and fetch read it: one character per byte (Latin-1).
-pub fn latin1_text(bytes: &[u8]) -> String {
-    bytes.iter().map(|&b| char::from(b)).collect()
+/// A header value as Node and fetch read it: one character per byte (Latin-1). Most values
+/// are ASCII, which reads the same as UTF-8 and needs no copy.
+pub fn latin1_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if bytes.is_ascii() => Cow::Borrowed(text),
+        _ => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
 }
 
 /// Whether the token header matches, comparing every byte whatever the first difference
@@ -273,6 +294,35 @@ pub fn parse_timeout_ms(raw: Option<&str>) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_names_are_the_protocols() {
+        let named = [
+            ("protocol", names::PROTOCOL),
+            ("token", names::TOKEN),
+            ("timeoutMs", names::TIMEOUT_MS),
+            ("runId", names::RUN_ID),
+            ("requestId", names::REQUEST_ID),
+            ("traceparent", names::TRACEPARENT),
+            ("tenantId", names::TENANT_ID),
+            ("artifactVersion", names::ARTIFACT_VERSION),
+            ("durationMs", names::DURATION_MS),
+        ];
+        for (key, name) in named {
+            let wire = crate::protocol::PACK_HEADERS
+                .iter()
+                .find(|(k, _)| *k == key);
+            assert_eq!(wire.map(|(_, n)| *n), Some(name.as_str()), "{key}");
+        }
+    }
+
+    #[test]
+    fn latin1_values_read_one_character_per_byte() {
+        assert!(matches!(latin1_text(b"abc"), Cow::Borrowed("abc")));
+        assert_eq!(latin1_text(b"\xe9\xff"), "\u{e9}\u{ff}");
+        // Bytes that happen to be UTF-8 are still one character each.
+        assert_eq!(latin1_text("é".as_bytes()), "\u{c3}\u{a9}");
+    }
 
     #[test]
     fn routes_are_exact_paths() {

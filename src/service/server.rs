@@ -6,7 +6,7 @@ use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{
-    declared_length, joined_header, node_header_value, request_target, Reply,
+    declared_length, joined_header, names, node_header_value, request_target, Reply,
 };
 use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEAD_BYTES};
 use bytes::{Bytes, BytesMut};
@@ -347,18 +347,18 @@ fn keeps_alive(req: &Request<Incoming>) -> bool {
 /// A request's head as the core reads it.
 fn head_of(req: &Request<Incoming>) -> RequestHead {
     let header =
-        |name: &str| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
+        |name: &HeaderName| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
     // Node keeps the first of repeated `content-type` and `content-length` headers.
     let first = |name: HeaderName| joined_header(req.headers().get(name).map(|v| v.as_bytes()));
     RequestHead {
         method: req.method().as_str().to_owned(),
         target: request_target(req.uri()),
-        token: header("kindgi-pack-token"),
-        tenant: header("kindgi-tenant-id"),
+        token: header(&names::TOKEN),
+        tenant: header(&names::TENANT_ID),
         content_type: first(CONTENT_TYPE),
         content_length: declared_length(req.headers()),
-        timeout_ms: header("kindgi-timeout-ms"),
-        traceparent: header("traceparent"),
+        timeout_ms: header(&names::TIMEOUT_MS),
+        traceparent: header(&names::TRACEPARENT),
     }
 }
 
@@ -390,13 +390,13 @@ async fn handle(
             let mut response = json_response(StatusCode::OK, json);
             let headers = response.headers_mut();
             headers.insert(
-                HeaderName::from_static("kindgi-duration-ms"),
+                names::DURATION_MS,
                 HeaderValue::from(admitted.elapsed_ms() as u64),
             );
             // Left out when Node would refuse to write it (the TypeScript service answers 500).
             let version = service.catalog().artifact_version.as_deref();
             if let Some(version) = version.and_then(node_header_value) {
-                headers.insert(HeaderName::from_static("kindgi-artifact-version"), version);
+                headers.insert(names::ARTIFACT_VERSION, version);
             }
             response
         }

@@ -6,7 +6,7 @@
 use crate::js::{js_number, utf8_text};
 use crate::json::write_js_number;
 use crate::service::http::{
-    declared_length, is_json_content_type, joined_header, node_header_value, refuse_request,
+    declared_length, is_json_content_type, joined_header, names, node_header_value, refuse_request,
     request_target, Reply, Route,
 };
 use crate::service::server::{
@@ -89,10 +89,11 @@ impl Front {
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         // Answers given without the body still read it, as Node does (`answer_unread`).
         let (head, body) = req.into_parts();
-        let header =
-            |name: &str| joined_header(head.headers.get_all(name).iter().map(|v| v.as_bytes()));
+        let header = |name: &HeaderName| {
+            joined_header(head.headers.get_all(name).iter().map(|v| v.as_bytes()))
+        };
         let target = request_target(&head.uri);
-        let token = header("kindgi-pack-token");
+        let token = header(&names::TOKEN);
         let route = match refuse_request(
             head.method.as_str(),
             &target,
@@ -141,7 +142,7 @@ impl Front {
         }
         // The deadline passes on when `Number()` of it is finite and above 0, as `String()` of
         // that number.
-        let timeout_ms = header("kindgi-timeout-ms")
+        let timeout_ms = header(&names::TIMEOUT_MS)
             .map(|raw| js_number(&raw))
             .filter(|ms| ms.is_finite() && *ms > 0.0)
             .map(|ms| {
@@ -149,16 +150,16 @@ impl Front {
                 write_js_number(&mut text, ms);
                 text
             });
-        let non_empty = |name: &str| header(name).filter(|v| !v.is_empty());
+        let non_empty = |name: &HeaderName| header(name).filter(|v| !v.is_empty());
         let mut call = RelayCall {
             route,
             body: None,
             timeout_ms,
-            run_id: non_empty("kindgi-run-id"),
-            request_id: non_empty("kindgi-request-id"),
-            protocol: non_empty("kindgi-protocol"),
-            traceparent: non_empty("traceparent"),
-            tenant_id: non_empty("kindgi-tenant-id"),
+            run_id: non_empty(&names::RUN_ID),
+            request_id: non_empty(&names::REQUEST_ID),
+            protocol: non_empty(&names::PROTOCOL),
+            traceparent: non_empty(&names::TRACEPARENT),
+            tenant_id: non_empty(&names::TENANT_ID),
         };
         // An invoke's body is read and forwarded; an info request's is read after the answer.
         let unread = if invoke {
@@ -202,7 +203,7 @@ impl Handler for Front {
 
 fn answer_response(
     status: u16,
-    headers: &[(String, String)],
+    headers: &[(HeaderName, String)],
     body: String,
 ) -> Response<Full<Bytes>> {
     let length = body.len();
@@ -214,11 +215,8 @@ fn answer_response(
     *response.status_mut() = status;
     let out = response.headers_mut();
     for (name, value) in headers {
-        if let (Ok(name), Some(value)) = (
-            HeaderName::from_bytes(name.as_bytes()),
-            node_header_value(value),
-        ) {
-            out.insert(name, value);
+        if let Some(value) = node_header_value(value) {
+            out.insert(name.clone(), value);
         }
     }
     out.insert(CONTENT_LENGTH, HeaderValue::from(length));

@@ -10,12 +10,14 @@
 
 use crate::js::{js_number, utf8_text};
 use crate::service::core::DEFAULT_TIMEOUT_MS;
-use crate::service::http::{joined_header, latin1_header_value};
+use crate::service::http::{joined_header, latin1_header_value, names};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::client::conn::http1;
-use hyper::header::{HeaderName, CONTENT_LENGTH, CONTENT_TYPE, HOST, TRANSFER_ENCODING};
+use hyper::header::{
+    HeaderName, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER, TRANSFER_ENCODING,
+};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use std::future::{poll_fn, Future};
@@ -78,7 +80,7 @@ pub enum RelayOutcome {
     /// The child answered: its status, the headers the front passes on, its body.
     Answer {
         status: u16,
-        headers: Vec<(String, String)>,
+        headers: Vec<(HeaderName, String)>,
         body: String,
     },
     /// Not delivered: it provably did not run, and may be retried.
@@ -88,11 +90,11 @@ pub enum RelayOutcome {
 }
 
 /// The headers of a child's answer the front passes on.
-const ANSWER_HEADERS: [&str; 4] = [
-    "content-type",
-    "retry-after",
-    "kindgi-artifact-version",
-    "kindgi-duration-ms",
+const ANSWER_HEADERS: [HeaderName; 4] = [
+    CONTENT_TYPE,
+    RETRY_AFTER,
+    names::ARTIFACT_VERSION,
+    names::DURATION_MS,
 ];
 
 /// How long an idle connection is reused. Node's and uvicorn's servers close keep-alive
@@ -371,17 +373,17 @@ impl Relay {
             .method(call.route.method())
             .uri(path)
             .header(HOST, format!("127.0.0.1:{port}"))
-            .header("kindgi-pack-token", self.token.as_str());
+            .header(names::TOKEN, self.token.as_str());
         if call.body.is_some() {
             builder = builder.header(CONTENT_TYPE, "application/json");
         }
         let optional = [
-            ("kindgi-timeout-ms", call.timeout_ms.as_deref()),
-            ("kindgi-run-id", call.run_id.as_deref()),
-            ("kindgi-request-id", call.request_id.as_deref()),
-            ("kindgi-protocol", call.protocol.as_deref()),
-            ("traceparent", call.traceparent.as_deref()),
-            ("kindgi-tenant-id", call.tenant_id.as_deref()),
+            (names::TIMEOUT_MS, call.timeout_ms.as_deref()),
+            (names::RUN_ID, call.run_id.as_deref()),
+            (names::REQUEST_ID, call.request_id.as_deref()),
+            (names::PROTOCOL, call.protocol.as_deref()),
+            (names::TRACEPARENT, call.traceparent.as_deref()),
+            (names::TENANT_ID, call.tenant_id.as_deref()),
         ];
         for (name, value) in optional {
             if let Some(value) = value {
@@ -389,7 +391,7 @@ impl Relay {
                 // reach the child as they came. What undici will not write (a control character
                 // but tab) fails its fetch as `fetch failed`, before any connection is made.
                 let value = latin1_header_value(value).ok_or_else(did_not_answer)?;
-                builder = builder.header(HeaderName::from_static(name), value);
+                builder = builder.header(name, value);
             }
         }
         let body = call.body.clone().unwrap_or_default();
@@ -434,9 +436,9 @@ async fn read_answer<C: Future>(
         .iter()
         .filter_map(|name| {
             // As fetch reads them: Latin-1, repeats joined with `, `.
-            let values = head.get_all(*name).iter();
+            let values = head.get_all(name).iter();
             let value = joined_header(values.map(|v| v.as_bytes()))?;
-            Some(((*name).to_owned(), value))
+            Some((name.clone(), value))
         })
         .collect();
     let reading = Limited::new(response.into_body(), MAX_ANSWER).collect();
