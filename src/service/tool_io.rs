@@ -66,34 +66,56 @@ fn issues(list: &[Issue]) -> Vec<Value> {
     list.iter().map(Issue::to_value).collect()
 }
 
-/// How the messages of one side name what they judge.
-struct Judged {
-    code: PackErrorCode,
+/// Which side of a call is judged, and so how its messages name it. The names are written
+/// only for a message: a call that passes costs no formatting.
+#[derive(Clone, Copy)]
+enum Judged {
+    Input,
+    Output,
+}
+
+impl Judged {
+    fn code(self) -> PackErrorCode {
+        match self {
+            Judged::Input => PackErrorCode::InputValidationFailed,
+            Judged::Output => PackErrorCode::OutputValidationFailed,
+        }
+    }
+
     /// `Tool "x" input` / `Tool "x" output`: whose schema failed to compile.
-    schema_of: String,
+    fn schema_of(self, tool_id: &str) -> String {
+        match self {
+            Judged::Input => format!("Tool \"{tool_id}\" input"),
+            Judged::Output => format!("Tool \"{tool_id}\" output"),
+        }
+    }
+
     /// `Tool "x" input` / `Tool "x" handler produced output that`: what failed validation.
-    judged: String,
+    fn subject(self, tool_id: &str) -> String {
+        match self {
+            Judged::Input => format!("Tool \"{tool_id}\" input"),
+            Judged::Output => format!("Tool \"{tool_id}\" handler produced output that"),
+        }
+    }
 }
 
 /// How one side of a call fared against its schema; `Ok(true)` when defaults were filled in.
 fn check(
     schema: &CompiledSchema,
     value: &mut Value,
-    side: &Judged,
+    side: Judged,
     tool_id: &str,
 ) -> Result<Vec<DefaultApplied>, Rejected> {
-    let Judged {
-        code,
-        schema_of,
-        judged: subject,
-    } = side;
-    let code = *code;
+    let code = side.code();
     let validator = match &schema.0 {
         Ok(validator) => validator,
         Err(refused) => {
             let mut error = tool_error(
                 code,
-                format!("{schema_of} schema failed to compile: {refused}"),
+                format!(
+                    "{} schema failed to compile: {refused}",
+                    side.schema_of(tool_id)
+                ),
                 tool_id,
             );
             error.cause = Some(error_cause(refused.name, &refused.message));
@@ -104,6 +126,7 @@ fn check(
         Ok(defaults) => Ok(defaults),
         Err(Invalid::Recursion) => Err(Rejected::Threw("Maximum call stack size exceeded")),
         Err(Invalid::Issues(found)) => {
+            let subject = side.subject(tool_id);
             let mut error = tool_error(code, format!("{subject} failed validation"), tool_id);
             error.issues = Some(issues(&found));
             Err(Rejected::Message(error))
@@ -127,12 +150,7 @@ pub fn check_input(
     tool_id: &str,
 ) -> Result<Option<FilledInput>, Rejected> {
     let mut value = input.clone();
-    let side = Judged {
-        code: PackErrorCode::InputValidationFailed,
-        schema_of: format!("Tool \"{tool_id}\" input"),
-        judged: format!("Tool \"{tool_id}\" input"),
-    };
-    let defaults = check(schema, &mut value, &side, tool_id)?;
+    let defaults = check(schema, &mut value, Judged::Input, tool_id)?;
     Ok((!defaults.is_empty()).then(|| FilledInput {
         value,
         defaults_json: defaults_json(defaults),
@@ -146,22 +164,21 @@ pub fn check_output(
     marked_output: &str,
     tool_id: &str,
 ) -> Result<(), Rejected> {
-    let side = Judged {
-        code: PackErrorCode::OutputValidationFailed,
-        schema_of: format!("Tool \"{tool_id}\" output"),
-        judged: format!("Tool \"{tool_id}\" handler produced output that"),
-    };
+    let side = Judged::Output;
     let mut value: Value = parse_with_lone_surrogates(marked_output).0.map_err(|e| {
         let message = format!("The value is not JSON: {e}");
         let mut error = tool_error(
-            side.code,
-            format!("{} cannot be validated: Error: {message}", side.judged),
+            side.code(),
+            format!(
+                "{} cannot be validated: Error: {message}",
+                side.subject(tool_id)
+            ),
             tool_id,
         );
         error.cause = Some(error_cause("Error", &message));
         Rejected::Message(error)
     })?;
-    check(schema, &mut value, &side, tool_id).map(|_| ())
+    check(schema, &mut value, side, tool_id).map(|_| ())
 }
 
 /// The `result` message for an output whose JSON text needed no change.
