@@ -16,9 +16,10 @@ use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::client::conn::http1;
 use hyper::header::{
-    HeaderName, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER, TRANSFER_ENCODING,
+    HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER,
+    TRANSFER_ENCODING,
 };
-use hyper::{Method, Request, Response};
+use hyper::{Method, Request, Response, Uri};
 use hyper_util::rt::TokioIo;
 use std::future::{poll_fn, Future};
 use std::pin::{pin, Pin};
@@ -358,24 +359,43 @@ impl Relay {
     }
 
     fn request(&self, port: u16, call: &RelayCall) -> Result<Request<Full<Bytes>>, RelayOutcome> {
-        let path = match &call.route {
-            RelayRoute::Info => "/v1/info",
-            RelayRoute::Invoke => "/v1/invoke",
+        let uri = match &call.route {
+            RelayRoute::Info => Ok(Uri::from_static("/v1/info")),
+            RelayRoute::Invoke => Ok(Uri::from_static("/v1/invoke")),
             // Only a path: anything else would be read as another form of request target.
-            RelayRoute::Get(path) if path.starts_with('/') => path,
+            RelayRoute::Get(path) if path.starts_with('/') => {
+                path.parse::<Uri>().map_err(|e| e.to_string())
+            }
             RelayRoute::Get(path) => {
                 return Err(RelayOutcome::Failed(format!(
                     "the request cannot be built: {path:?} is not a path"
                 )))
             }
         };
-        let mut builder = Request::builder()
-            .method(call.route.method())
-            .uri(path)
-            .header(HOST, format!("127.0.0.1:{port}"))
-            .header(names::TOKEN, self.token.as_str());
+        // Headers go into the map directly (a request builder moves the whole request at each
+        // header). As a builder does, a part that is not valid is reported when the request is
+        // made, after the caller's own headers are checked: the first such part.
+        let mut invalid: Option<String> = None;
+        let uri = uri.map_err(|e| invalid = Some(e)).ok();
+        let mut headers = HeaderMap::with_capacity(10);
+        match HeaderValue::try_from(format!("127.0.0.1:{port}")) {
+            Ok(host) => {
+                headers.insert(HOST, host);
+            }
+            Err(e) => {
+                invalid.get_or_insert(e.to_string());
+            }
+        }
+        match HeaderValue::from_str(&self.token) {
+            Ok(token) => {
+                headers.insert(names::TOKEN, token);
+            }
+            Err(e) => {
+                invalid.get_or_insert(e.to_string());
+            }
+        }
         if call.body.is_some() {
-            builder = builder.header(CONTENT_TYPE, "application/json");
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
         let optional = [
             (names::TIMEOUT_MS, call.timeout_ms.as_deref()),
@@ -391,17 +411,25 @@ impl Relay {
                 // reach the child as they came. What undici will not write (a control character
                 // but tab) fails its fetch as `fetch failed`, before any connection is made.
                 let value = latin1_header_value(value).ok_or_else(did_not_answer)?;
-                builder = builder.header(name, value);
+                headers.append(name, value);
             }
         }
+        let (Some(uri), None) = (uri, invalid.as_ref()) else {
+            let reason = invalid.unwrap_or_default();
+            return Err(RelayOutcome::Failed(format!(
+                "the request cannot be built: {reason}"
+            )));
+        };
         let body = call.body.clone().unwrap_or_default();
         if body.is_empty() && call.route == RelayRoute::Invoke {
             // fetch gives a POST its length even when it is 0; hyper would send none.
-            builder = builder.header(CONTENT_LENGTH, "0");
+            headers.insert(CONTENT_LENGTH, HeaderValue::from_static("0"));
         }
-        builder
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| RelayOutcome::Failed(format!("the request cannot be built: {e}")))
+        let mut request = Request::new(Full::new(Bytes::from(body)));
+        *request.method_mut() = call.route.method();
+        *request.uri_mut() = uri;
+        *request.headers_mut() = headers;
+        Ok(request)
     }
 }
 
@@ -471,6 +499,96 @@ async fn read_answer<C: Future>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_carry_the_call_as_fetch_sends_it() {
+        let relay = Relay::new("t".repeat(32));
+        let call = RelayCall {
+            body: Some("{}".into()),
+            timeout_ms: Some("5000".into()),
+            tenant_id: Some("caf\u{e9}".into()),
+            ..RelayCall::default()
+        };
+        let Ok(request) = relay.request(4100, &call) else {
+            panic!("a request");
+        };
+        assert_eq!(request.method(), Method::POST);
+        assert_eq!(request.uri(), "/v1/invoke");
+        let headers: Vec<(&str, &[u8])> = request
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_bytes()))
+            .collect();
+        let token = "t".repeat(32);
+        assert_eq!(
+            headers,
+            [
+                ("host", &b"127.0.0.1:4100"[..]),
+                ("kindgi-pack-token", token.as_bytes()),
+                ("content-type", b"application/json"),
+                ("kindgi-timeout-ms", b"5000"),
+                ("kindgi-tenant-id", b"caf\xe9"),
+            ]
+        );
+        // An invoke with no body still says its length.
+        let Ok(empty) = relay.request(4100, &RelayCall::default()) else {
+            panic!("a request");
+        };
+        assert_eq!(empty.headers()[CONTENT_LENGTH], "0");
+        let info = RelayCall {
+            route: RelayRoute::Get("/v1/x?y=1".into()),
+            ..RelayCall::default()
+        };
+        let Ok(get) = relay.request(4100, &info) else {
+            panic!("a request");
+        };
+        assert_eq!(
+            (get.method(), get.uri().to_string()),
+            (&Method::GET, "/v1/x?y=1".into())
+        );
+    }
+
+    #[test]
+    fn a_request_that_cannot_be_made_fails_after_the_callers_headers_are_checked() {
+        let relay = Relay::new("t".repeat(32));
+        let failed = |call: &RelayCall| match relay.request(4100, call) {
+            Err(RelayOutcome::Failed(reason)) => reason,
+            other => panic!("{other:?}"),
+        };
+        let not_a_path = RelayCall {
+            route: RelayRoute::Get("v1/x".into()),
+            ..RelayCall::default()
+        };
+        assert_eq!(
+            failed(&not_a_path),
+            "the request cannot be built: \"v1/x\" is not a path"
+        );
+        let bad_path = RelayCall {
+            route: RelayRoute::Get("/a b".into()),
+            ..RelayCall::default()
+        };
+        assert_eq!(
+            failed(&bad_path),
+            "the request cannot be built: invalid uri character"
+        );
+        // A header fetch would not send fails first, as fetch failed.
+        let both = RelayCall {
+            run_id: Some("a\u{1}".into()),
+            ..bad_path.clone()
+        };
+        assert_eq!(
+            failed(&both),
+            "the pack service did not answer: fetch failed"
+        );
+        let bad_token = Relay::new("a\nb".into());
+        match bad_token.request(4100, &RelayCall::default()) {
+            Err(RelayOutcome::Failed(reason)) => assert_eq!(
+                reason,
+                "the request cannot be built: failed to parse header value"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn a_call_waits_for_the_longer_of_its_deadline_and_the_default_plus_grace() {
