@@ -18,7 +18,7 @@ pub use number::{write_js_number, write_js_number_text};
 pub use order::{array_index, cmp_utf16, cmp_utf16_units};
 pub use parse::{with_parsed, JsonKey, JsonStr, Node, ParseError, MAX_DEPTH};
 pub use string::{decode_json_string, write_json_str, write_json_utf16};
-pub use stringify::{to_js_json, write_members};
+pub use stringify::{to_js_json, write_js_json, write_members};
 pub use surrogates::{
     has_lone_surrogates, holds_stand_in, parse_with_lone_surrogates, protect_lone_surrogates,
     restore_lone_surrogates, restore_lone_surrogates_if,

@@ -13,6 +13,11 @@ pub fn to_js_json(value: &Value) -> String {
     out
 }
 
+/// [`to_js_json`], appended to `out`.
+pub fn write_js_json(out: &mut String, value: &Value) {
+    write_value(out, value);
+}
+
 fn write_value(out: &mut String, value: &Value) {
     match value {
         Value::Null => out.push_str("null"),

@@ -18,23 +18,27 @@ pub use issue::{issues_json, Issue};
 pub use js::MARKER_KEY;
 pub use run::{DefaultApplied, Invalid};
 
-use crate::json::to_js_json;
+use crate::json::{write_js_json, write_json_str};
 use serde_json::Value;
 
 /// Filled defaults as JSON text, `[[pointer, key, value], …]` in the order they were filled:
 /// what a JavaScript caller applies to its own copy of the value.
 pub fn defaults_json(defaults: Vec<DefaultApplied>) -> String {
-    let list = defaults
-        .into_iter()
-        .map(|d| {
-            Value::Array(vec![
-                Value::String(d.pointer),
-                Value::String(d.key),
-                d.value,
-            ])
-        })
-        .collect();
-    to_js_json(&Value::Array(list))
+    let mut out = String::from("[");
+    for (at, default) in defaults.iter().enumerate() {
+        if at > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        write_json_str(&mut out, &default.pointer);
+        out.push(',');
+        write_json_str(&mut out, &default.key);
+        out.push(',');
+        write_js_json(&mut out, &default.value);
+        out.push(']');
+    }
+    out.push(']');
+    out
 }
 
 /// A compiled schema: compile once, validate many values, from any thread.
@@ -193,6 +197,30 @@ mod tests {
             issues(json!({"$ref": "#"}), Side::Output, json!(1)),
             "recursion"
         );
+    }
+
+    #[test]
+    fn defaults_are_listed_as_json_text() {
+        let defaults = vec![
+            DefaultApplied {
+                pointer: String::new(),
+                key: "n".into(),
+                value: json!(1),
+            },
+            DefaultApplied {
+                pointer: "/a~1b/0".into(),
+                key: "q\"\u{2028}".into(),
+                value: json!({"2": [null, 1.5e300, "x"], "1": {}}),
+            },
+        ];
+        // What `JSON.stringify` writes for the list of `[pointer, key, value]`.
+        let list: Vec<Value> = defaults
+            .iter()
+            .map(|d| json!([d.pointer, d.key, d.value]))
+            .collect();
+        let expected = crate::json::to_js_json(&Value::Array(list));
+        assert_eq!(defaults_json(defaults), expected);
+        assert_eq!(defaults_json(vec![]), "[]");
     }
 
     #[test]
