@@ -500,6 +500,14 @@ async fn read_answer<C: Future>(
 mod tests {
     use super::*;
 
+    /// A call of another route, `GET path`.
+    fn get(path: &str) -> RelayCall {
+        RelayCall {
+            route: RelayRoute::Get(path.into()),
+            ..RelayCall::default()
+        }
+    }
+
     #[test]
     fn requests_carry_the_call_as_fetch_sends_it() {
         let relay = Relay::new("t".repeat(32));
@@ -535,15 +543,11 @@ mod tests {
             panic!("a request");
         };
         assert_eq!(empty.headers()[CONTENT_LENGTH], "0");
-        let info = RelayCall {
-            route: RelayRoute::Get("/v1/x?y=1".into()),
-            ..RelayCall::default()
-        };
-        let Ok(get) = relay.request(4100, &info) else {
+        let Ok(other) = relay.request(4100, &get("/v1/x?y=1")) else {
             panic!("a request");
         };
         assert_eq!(
-            (get.method(), get.uri().to_string()),
+            (other.method(), other.uri().to_string()),
             (&Method::GET, "/v1/x?y=1".into())
         );
     }
@@ -555,26 +559,18 @@ mod tests {
             Err(RelayOutcome::Failed(reason)) => reason,
             other => panic!("{other:?}"),
         };
-        let not_a_path = RelayCall {
-            route: RelayRoute::Get("v1/x".into()),
-            ..RelayCall::default()
-        };
         assert_eq!(
-            failed(&not_a_path),
+            failed(&get("v1/x")),
             "the request cannot be built: \"v1/x\" is not a path"
         );
-        let bad_path = RelayCall {
-            route: RelayRoute::Get("/a b".into()),
-            ..RelayCall::default()
-        };
         assert_eq!(
-            failed(&bad_path),
+            failed(&get("/a b")),
             "the request cannot be built: invalid uri character"
         );
         // A header fetch would not send fails first, as fetch failed.
         let both = RelayCall {
             run_id: Some("a\u{1}".into()),
-            ..bad_path.clone()
+            ..get("/a b")
         };
         assert_eq!(
             failed(&both),
