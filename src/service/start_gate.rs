@@ -118,7 +118,6 @@ impl StartGate {
         }
     }
 
-    /// Pack code settled: its place goes back.
     /// The place of a call whose pack code started, taken out to be given back elsewhere: on
     /// the JS thread as it takes the call's abort, so no call admitted after the abort runs
     /// before pack code hears of it. `None` when it has not started, or settled.
@@ -130,12 +129,9 @@ impl StartGate {
         }
     }
 
+    /// Pack code settled: its place goes back.
     pub fn settled(&self) {
-        if let Ok(mut state) = self.state.lock() {
-            if let Phase::Started(ref mut place) = state.phase {
-                place.take();
-            }
-        }
+        drop(self.take_place());
     }
 }
 
