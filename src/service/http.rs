@@ -5,6 +5,7 @@
 
 use crate::js::js_number;
 use crate::json::write_json_str;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH};
 use std::borrow::Cow;
 
 /// The headers of the v2 transport ([`crate::protocol::PACK_HEADERS`]) the service, the front
@@ -174,16 +175,19 @@ pub fn joined_header<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<S
     joined
 }
 
-/// The `content-length` a request declares, as the service and the front read it: the first
-/// one, as Node keeps it.
-pub fn declared_length(headers: &hyper::HeaderMap) -> Option<u64> {
-    joined_header(
-        headers
-            .get(hyper::header::CONTENT_LENGTH)
-            .map(|v| v.as_bytes()),
-    )?
-    .parse()
-    .ok()
+/// Every `name` header of `headers`, read as [`joined_header`] reads them.
+pub fn header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
+    joined_header(headers.get_all(name).iter().map(HeaderValue::as_bytes))
+}
+
+/// The first `name` header only, as Node keeps the first `content-type` and `content-length`.
+pub fn first_header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
+    joined_header(headers.get(name).map(HeaderValue::as_bytes))
+}
+
+/// The `content-length` a request declares, as the service and the front read it.
+pub fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    first_header_text(headers, &CONTENT_LENGTH)?.parse().ok()
 }
 
 /// The request target as Node's `req.url` holds it: the origin-form path and query, or the

@@ -6,7 +6,8 @@ use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{
-    declared_length, joined_header, names, node_header_value, request_target, Reply,
+    declared_length, first_header_text, header_text, names, node_header_value, request_target,
+    Reply,
 };
 use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEAD_BYTES};
 use bytes::{Bytes, BytesMut};
@@ -346,16 +347,13 @@ fn keeps_alive(req: &Request<Incoming>) -> bool {
 
 /// A request's head as the core reads it.
 fn head_of(req: &Request<Incoming>) -> RequestHead {
-    let header =
-        |name: &HeaderName| joined_header(req.headers().get_all(name).iter().map(|v| v.as_bytes()));
-    // Node keeps the first of repeated `content-type` and `content-length` headers.
-    let first = |name: HeaderName| joined_header(req.headers().get(name).map(|v| v.as_bytes()));
+    let header = |name: &HeaderName| header_text(req.headers(), name);
     RequestHead {
         method: req.method().as_str().to_owned(),
         target: request_target(req.uri()),
         token: header(&names::TOKEN),
         tenant: header(&names::TENANT_ID),
-        content_type: first(CONTENT_TYPE),
+        content_type: first_header_text(req.headers(), &CONTENT_TYPE),
         content_length: declared_length(req.headers()),
         timeout_ms: header(&names::TIMEOUT_MS),
         traceparent: header(&names::TRACEPARENT),

@@ -6,8 +6,8 @@
 use crate::js::{js_number, utf8_text};
 use crate::json::write_js_number;
 use crate::service::http::{
-    declared_length, is_json_content_type, joined_header, names, node_header_value, refuse_request,
-    request_target, Reply, Route,
+    declared_length, first_header_text, header_text, is_json_content_type, names,
+    node_header_value, refuse_request, request_target, Reply, Route,
 };
 use crate::service::server::{
     answer_unread, closing, read_body, reply_response, Handler, BODY_WITHIN,
@@ -89,9 +89,7 @@ impl Front {
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         // Answers given without the body still read it, as Node does (`answer_unread`).
         let (head, body) = req.into_parts();
-        let header = |name: &HeaderName| {
-            joined_header(head.headers.get_all(name).iter().map(|v| v.as_bytes()))
-        };
+        let header = |name: &HeaderName| header_text(&head.headers, name);
         let target = request_target(&head.uri);
         let token = header(&names::TOKEN);
         let route = match refuse_request(
@@ -127,9 +125,7 @@ impl Front {
         // Unlike the TypeScript front, the content type is checked here as the service checks
         // it: a caller learns it at the front whether or not a child serves.
         if invoke
-            && !is_json_content_type(
-                joined_header(head.headers.get(CONTENT_TYPE).map(|v| v.as_bytes())).as_deref(),
-            )
+            && !is_json_content_type(first_header_text(&head.headers, &CONTENT_TYPE).as_deref())
         {
             return answer_unread(body, reply_response(Reply::not_json()), BODY_WITHIN).await;
         }

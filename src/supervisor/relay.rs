@@ -10,7 +10,7 @@
 
 use crate::js::{js_number, utf8_text};
 use crate::service::core::DEFAULT_TIMEOUT_MS;
-use crate::service::http::{joined_header, latin1_header_value, names};
+use crate::service::http::{header_text, latin1_header_value, names};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
@@ -464,9 +464,7 @@ async fn read_answer<C: Future>(
         .iter()
         .filter_map(|name| {
             // As fetch reads them: Latin-1, repeats joined with `, `.
-            let values = head.get_all(name).iter();
-            let value = joined_header(values.map(|v| v.as_bytes()))?;
-            Some((name.clone(), value))
+            Some((name.clone(), header_text(head, name)?))
         })
         .collect();
     let reading = Limited::new(response.into_body(), MAX_ANSWER).collect();
