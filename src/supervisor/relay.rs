@@ -375,23 +375,20 @@ impl Relay {
         // Headers go into the map directly (a request builder moves the whole request at each
         // header). As a builder does, a part that is not valid is reported when the request is
         // made, after the caller's own headers are checked: the first such part.
-        let mut invalid: Option<String> = None;
-        let uri = uri.map_err(|e| invalid = Some(e)).ok();
+        let mut invalid = uri.as_ref().err().cloned();
         let mut headers = HeaderMap::with_capacity(10);
-        match HeaderValue::try_from(format!("127.0.0.1:{port}")) {
-            Ok(host) => {
-                headers.insert(HOST, host);
-            }
-            Err(e) => {
-                invalid.get_or_insert(e.to_string());
-            }
-        }
-        match HeaderValue::from_str(&self.token) {
-            Ok(token) => {
-                headers.insert(names::TOKEN, token);
-            }
-            Err(e) => {
-                invalid.get_or_insert(e.to_string());
+        let ours = [
+            (HOST, HeaderValue::try_from(format!("127.0.0.1:{port}"))),
+            (names::TOKEN, HeaderValue::from_str(&self.token)),
+        ];
+        for (name, value) in ours {
+            match value {
+                Ok(value) => {
+                    headers.insert(name, value);
+                }
+                Err(e) => {
+                    invalid.get_or_insert(e.to_string());
+                }
             }
         }
         if call.body.is_some() {
@@ -414,7 +411,7 @@ impl Relay {
                 headers.append(name, value);
             }
         }
-        let (Some(uri), None) = (uri, invalid.as_ref()) else {
+        let (Ok(uri), None) = (uri, invalid.as_ref()) else {
             let reason = invalid.unwrap_or_default();
             return Err(RelayOutcome::Failed(format!(
                 "the request cannot be built: {reason}"
