@@ -54,6 +54,9 @@ impl Default for ReadLimits {
     }
 }
 
+/// Node's `Keep-Alive` answer header, named once rather than parsed for every answer.
+const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
+
 /// How long the accept loop waits after an accept that failed for want of resources.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
 
@@ -260,10 +263,7 @@ async fn connection<H: Handler>(
             if !headers.contains_key(CONNECTION) {
                 if keeps_alive {
                     headers.insert(CONNECTION, HeaderValue::from_static("keep-alive"));
-                    headers.insert(
-                        HeaderName::from_static("keep-alive"),
-                        HeaderValue::from_static("timeout=5"),
-                    );
+                    headers.insert(KEEP_ALIVE, HeaderValue::from_static("timeout=5"));
                 } else {
                     headers.insert(CONNECTION, HeaderValue::from_static("close"));
                 }
