@@ -126,7 +126,7 @@ impl NativeValidator {
         Ok(match self.inner.validate_reading(&mut value) {
             Err(threw) => Some(format!("t{}", to_js_json(&marker_detail(threw)))),
             Ok(Ok(_)) if !self.input => None,
-            Ok(Ok(defaults)) => Some(restore(format!("v{}", defaults_json(defaults)))),
+            Ok(Ok(defaults)) => Some(restore(format!("v{}", defaults_json(&defaults)))),
             Ok(Err(Invalid::Issues(issues))) => Some(restore(format!("i{}", issues_json(&issues)))),
             // Where Ajv's generated code overflows the stack; the JS layer throws its RangeError.
             Ok(Err(Invalid::Recursion)) => Some("r".into()),

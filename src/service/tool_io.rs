@@ -153,7 +153,7 @@ pub fn check_input(
     let defaults = check(schema, &mut value, Judged::Input, tool_id)?;
     Ok((!defaults.is_empty()).then(|| FilledInput {
         value,
-        defaults_json: defaults_json(defaults),
+        defaults_json: defaults_json(&defaults),
     }))
 }
 
