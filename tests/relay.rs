@@ -862,6 +862,67 @@ async fn a_205_answer_has_no_body_as_fetch_reads_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interim_answers_are_skipped_and_bytes_after_an_answer_end_its_connection() {
+    // 1xx answers before the real one are read past, as fetch does.
+    let interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
+    let port = answering_child(interim.into()).await;
+    let relay = Relay::new(TOKEN.into());
+    for _ in 0..2 {
+        assert!(answered(&relay.forward(Some(port), &info()).await));
+    }
+    // Bytes past an answer's end belong to no call: the connection is not used again, so the
+    // next call is not read from them.
+    let trailing = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}HTTP/1.1 500 Stray\r\n\r\n";
+    let port = answering_child(trailing.into()).await;
+    for _ in 0..3 {
+        let outcome = relay.forward(Some(port), &info()).await;
+        assert!(answered(&outcome), "{outcome:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_that_comes_before_the_request_is_written_is_read() {
+    // A child that answers a request's head at once and never reads its body (a refusal of
+    // a body too large, say), keeping the connection open: the request cannot all be written,
+    // and its answer is read all the same.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buffer = [0u8; 4096];
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                let refusal = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 2\r\n\r\n{}";
+                if stream.write_all(refusal).await.is_ok() {
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                }
+            });
+        }
+    });
+    // Larger than the two sockets' buffers hold on loopback.
+    let call = RelayCall {
+        body: Some("x".repeat(64 << 20)),
+        ..invoke("fixture.echo")
+    };
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(10),
+        Relay::new(TOKEN.into()).forward(Some(port), &call),
+    )
+    .await
+    .expect("an outcome within 10 s");
+    assert!(
+        matches!(&outcome, RelayOutcome::Answer { status: 413, body, .. } if body == "{}"),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_front_writes_the_reason_node_writes_for_a_status() {
     let (serve_port, serving) = tokio::sync::watch::channel(None);
     let front = Arc::new(Front::new(TOKEN.into(), serving, Arc::default(), 1024));

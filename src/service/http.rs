@@ -159,10 +159,10 @@ impl NotReady<'_> {
 
 /// One header as Node's `req.headers` shows it: every value decoded as Latin-1 and trimmed of
 /// surrounding spaces and tabs, repeats joined with `, `; `None` when absent.
-pub fn joined_header<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<String> {
+pub fn joined_header<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> Option<String> {
     let mut joined: Option<String> = None;
     for raw in values {
-        let text = latin1_text(raw);
+        let text = latin1_text(raw.as_ref());
         let text = text.trim_matches([' ', '\t']);
         match &mut joined {
             Some(all) => {

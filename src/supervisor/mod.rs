@@ -12,3 +12,4 @@ pub mod lines;
 pub mod relay;
 pub mod signals;
 pub mod spawner;
+pub mod wire;

@@ -3,29 +3,26 @@
 //! provably not run (`unavailable`), possibly run (`failed`), or cancelled by its caller
 //! (dropping the future).
 //!
-//! Each call drives its own connection to the child inside the caller's task, taken from a
-//! small pool of idle keep-alive connections and put back once its answer is read: no
-//! connection task and no hand-over between tasks per call. A dropped call drops (closes)
-//! its connection, which the child sees as its caller hanging up.
+//! Each call speaks HTTP/1.1 itself on a connection to the child, inside the caller's task:
+//! it writes the request's bytes and reads the answer with [`wire`](super::wire). Connections
+//! come from a small pool of idle keep-alive ones and go back once their answer is read. A
+//! dropped call drops (closes) its connection, which the child sees as its caller hanging up.
 
 use crate::js::{js_number, utf8_text};
 use crate::service::core::DEFAULT_TIMEOUT_MS;
-use crate::service::http::{header_text, latin1_header_value, names};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::body::Incoming;
-use hyper::client::conn::http1;
-use hyper::header::{
-    HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER,
-    TRANSFER_ENCODING,
-};
-use hyper::{Method, Request, Response, Uri};
-use hyper_util::rt::TokioIo;
+use crate::service::http::{latin1_header_value, names};
+use crate::supervisor::wire::{self, AnswerHead, Chunked, Framing};
+use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+use hyper::Uri;
+use std::borrow::Cow;
 use std::future::{poll_fn, Future};
-use std::pin::{pin, Pin};
+use std::io::ErrorKind;
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::ReadHalf;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
@@ -50,10 +47,10 @@ impl RelayRoute {
         }
     }
 
-    fn method(&self) -> Method {
+    fn method(&self) -> &'static str {
         match self {
-            RelayRoute::Invoke => Method::POST,
-            RelayRoute::Info | RelayRoute::Get(_) => Method::GET,
+            RelayRoute::Invoke => "POST",
+            RelayRoute::Info | RelayRoute::Get(_) => "GET",
         }
     }
 }
@@ -105,85 +102,183 @@ const IDLE_REUSE: Duration = Duration::from_secs(2);
 /// Idle connections kept for reuse; more are closed when their call ends.
 const MAX_IDLE: usize = 64;
 
-type Connection = http1::Connection<TokioIo<TcpStream>, Full<Bytes>>;
+/// How much room a read into a connection's buffer asks for at least.
+const READ_ROOM: usize = 8 * 1024;
 
-/// A keep-alive connection to one child, driven by whichever call holds it.
+/// A keep-alive connection to one child, used by one call at a time.
 struct ChildConnection {
     port: u16,
-    sender: http1::SendRequest<Full<Bytes>>,
-    connection: Pin<Box<Connection>>,
+    stream: TcpStream,
+    /// What the child sent that no answer has used yet: empty between calls.
+    received: Vec<u8>,
     idle_since: Instant,
 }
 
-/// The connection ended (the child closed it or it broke) before what was waited for came.
-struct Ended;
-
-/// Awaits `work` while driving `connection`'s reads and writes in this task.
-async fn drive<C: Future, F: Future>(
-    mut connection: Pin<&mut C>,
-    work: F,
-) -> Result<F::Output, Ended> {
-    let mut work = pin!(work);
-    poll_fn(|cx| {
-        if let Poll::Ready(out) = work.as_mut().poll(cx) {
-            return Poll::Ready(Ok(out));
-        }
-        let ended = connection.as_mut().poll(cx).is_ready();
-        // The connection may just have delivered what `work` waits for (or, ended, dropped
-        // its side of it): look again before sleeping.
-        match work.as_mut().poll(cx) {
-            Poll::Ready(out) => Poll::Ready(Ok(out)),
-            Poll::Pending if ended => Poll::Ready(Err(Ended)),
-            Poll::Pending => Poll::Pending,
-        }
-    })
-    .await
-}
-
-/// How connections to a child read answers: hyper's defaults, but with folded (obs-fold)
-/// header lines unfolded, as fetch takes them, rather than refused.
-fn client() -> http1::Builder {
-    let mut builder = http1::Builder::new();
-    builder.allow_obsolete_multiline_headers_in_responses(true);
-    builder
+/// What became of one exchange on a connection that answered.
+struct Exchanged {
+    outcome: RelayOutcome,
+    /// The request went out whole and the answer was read to its end with nothing after it:
+    /// the connection can carry another call.
+    reusable: bool,
 }
 
 impl ChildConnection {
-    async fn open(port: u16, client: &http1::Builder) -> std::io::Result<ChildConnection> {
+    async fn open(port: u16) -> std::io::Result<ChildConnection> {
         let stream = TcpStream::connect(("127.0.0.1", port)).await?;
         stream.set_nodelay(true)?;
-        let (sender, connection) = client
-            .handshake(TokioIo::new(stream))
-            .await
-            .map_err(std::io::Error::other)?;
         Ok(ChildConnection {
             port,
-            sender,
-            connection: Box::pin(connection),
+            stream,
+            received: Vec::new(),
             idle_since: Instant::now(),
         })
     }
 
-    /// Awaits `work` while driving the connection's reads and writes in this task.
-    async fn drive<F: Future>(&mut self, work: F) -> Result<F::Output, Ended> {
-        drive(self.connection.as_mut(), work).await
+    /// Whether an idle connection can carry a request now: it has not idled too long, and the
+    /// child sent nothing meanwhile (neither its close nor bytes no request asked for). The
+    /// look reads only when the runtime has seen the socket become readable.
+    fn ready(&self) -> bool {
+        let mut probe = [0u8; 1];
+        self.idle_since.elapsed() <= IDLE_REUSE
+            && matches!(self.stream.try_read(&mut probe), Err(e) if e.kind() == ErrorKind::WouldBlock)
     }
 
-    /// Whether the connection can carry another request now. An idle connection has nothing
-    /// in flight, so one look tells: the connection reads what the child sent meanwhile (its
-    /// close), and the sender says whether a request may go.
-    async fn ready(&mut self) -> bool {
-        if self.idle_since.elapsed() > IDLE_REUSE {
-            return false;
-        }
-        let (connection, sender) = (&mut self.connection, &mut self.sender);
-        poll_fn(|cx| {
-            if connection.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(false);
-            }
-            Poll::Ready(matches!(sender.poll_ready(cx), Poll::Ready(Ok(()))))
+    /// Sends `request` and reads its answer. The answer is read while the request is still
+    /// being written: a child may answer (a refusal, say) before it has read a large body.
+    async fn exchange(&mut self, request: &[u8]) -> Result<Exchanged, RelayOutcome> {
+        let mut sent = None;
+        let (outcome, keep_alive) = {
+            let (mut reader, mut writer) = self.stream.split();
+            let mut write = pin!(writer.write_all(request));
+            let mut read = pin!(read_answer(&mut reader, &mut self.received));
+            poll_fn(|cx| {
+                if sent.is_none() {
+                    if let Poll::Ready(result) = write.as_mut().poll(cx) {
+                        sent = Some(result.is_ok());
+                    }
+                }
+                read.as_mut().poll(cx)
+            })
+            .await?
+        };
+        Ok(Exchanged {
+            outcome,
+            reusable: keep_alive && sent == Some(true) && self.received.is_empty(),
         })
-        .await
+    }
+}
+
+/// Reads more of the child's bytes into `received`: false at the connection's end or an error.
+async fn read_more(reader: &mut ReadHalf<'_>, received: &mut Vec<u8>, room: usize) -> bool {
+    received.reserve(room.max(READ_ROOM));
+    matches!(reader.read_buf(received).await, Ok(1..))
+}
+
+/// Reads one answer: its outcome and whether its connection may stay open, or the outcome of
+/// a call that got no (whole) answer.
+async fn read_answer(
+    reader: &mut ReadHalf<'_>,
+    received: &mut Vec<u8>,
+) -> Result<(RelayOutcome, bool), RelayOutcome> {
+    let head = loop {
+        // Nothing to read a head from until the child sends something.
+        if received.is_empty() && !read_more(reader, received, 0).await {
+            return Err(did_not_answer());
+        }
+        match wire::parse_head(received, &ANSWER_HEADERS) {
+            Ok(Some((length, head))) => {
+                received.drain(..length);
+                if !head.is_interim() {
+                    break head;
+                }
+            }
+            Ok(None) if received.len() < wire::MAX_HEAD => {
+                if !read_more(reader, received, 0).await {
+                    return Err(did_not_answer());
+                }
+            }
+            Ok(None) | Err(wire::Malformed) => return Err(did_not_answer()),
+        }
+    };
+    let AnswerHead {
+        status,
+        headers,
+        framing,
+        keep_alive,
+    } = head;
+    let body = read_body(reader, received, framing).await?;
+    let outcome = RelayOutcome::Answer {
+        status,
+        headers,
+        // A 205 has no body for fetch (the bytes a child sends with one are read and dropped).
+        body: if status == 205 {
+            String::new()
+        } else {
+            text_of(body)
+        },
+    };
+    Ok((outcome, keep_alive && framing != Framing::UntilClose))
+}
+
+/// A body as text: valid UTF-8 (nearly all) is taken as it is, without a copy.
+fn text_of(body: Vec<u8>) -> String {
+    String::from_utf8(body).unwrap_or_else(|e| utf8_text(e.as_bytes()).into_owned())
+}
+
+/// Reads the body that follows a head framed as `framing`, leaving in `received` any bytes
+/// after it.
+async fn read_body(
+    reader: &mut ReadHalf<'_>,
+    received: &mut Vec<u8>,
+    framing: Framing,
+) -> Result<Vec<u8>, RelayOutcome> {
+    match framing {
+        Framing::Empty => Ok(Vec::new()),
+        Framing::Length(length) => {
+            let length = usize::try_from(length)
+                .ok()
+                .filter(|&n| n <= MAX_ANSWER)
+                .ok_or_else(too_large)?;
+            while received.len() < length {
+                if !read_more(reader, received, length - received.len()).await {
+                    return Err(broke_off());
+                }
+            }
+            // Copied out, so the buffer (and its room) stays with the connection.
+            let body = received[..length].to_vec();
+            received.drain(..length);
+            Ok(body)
+        }
+        Framing::Chunked => {
+            let mut chunked = Chunked::default();
+            let mut body = Vec::new();
+            loop {
+                let used = chunked
+                    .decode(received, &mut body)
+                    .map_err(|_| broke_off())?;
+                received.drain(..used);
+                if body.len() > MAX_ANSWER {
+                    return Err(too_large());
+                }
+                if chunked.is_done() {
+                    return Ok(body);
+                }
+                if !read_more(reader, received, 0).await {
+                    return Err(broke_off());
+                }
+            }
+        }
+        Framing::UntilClose => loop {
+            if received.len() > MAX_ANSWER {
+                return Err(too_large());
+            }
+            received.reserve(READ_ROOM);
+            match reader.read_buf(received).await {
+                Ok(0) => return Ok(std::mem::take(received)),
+                Ok(_) => {}
+                Err(_) => return Err(broke_off()),
+            }
+        },
     }
 }
 
@@ -229,9 +324,9 @@ impl AnswerLimit {
 /// Forwards calls to a child on loopback, keeping connections alive between calls.
 pub struct Relay {
     idle: Arc<Mutex<Vec<ChildConnection>>>,
-    token: String,
+    /// The session token, or why it cannot be a header value.
+    token: Result<String, String>,
     answer_limit: AnswerLimit,
-    client: http1::Builder,
 }
 
 fn drop_idle_except(idle: &Mutex<Vec<ChildConnection>>, port: Option<u16>) {
@@ -246,27 +341,28 @@ impl Relay {
     }
 
     pub fn with_answer_limit(token: String, answer_limit: AnswerLimit) -> Relay {
+        let token = match HeaderValue::from_str(&token) {
+            Ok(_) => Ok(token),
+            Err(e) => Err(e.to_string()),
+        };
         Relay {
             idle: Arc::default(),
             token,
             answer_limit,
-            client: client(),
         }
     }
 
     /// An idle connection to `port` that can carry a request now. Connections to another port
-    /// belong to a child that no longer serves and are closed.
-    async fn idle_connection(&self, port: u16) -> Option<ChildConnection> {
-        loop {
-            let mut connection = {
-                let mut idle = self.idle.lock().ok()?;
-                idle.retain(|c| c.port == port);
-                idle.pop()?
-            };
-            if connection.ready().await {
+    /// belong to a child that no longer serves and are closed, as are ones the child closed.
+    fn idle_connection(&self, port: u16) -> Option<ChildConnection> {
+        let mut idle = self.idle.lock().ok()?;
+        idle.retain(|c| c.port == port);
+        while let Some(connection) = idle.pop() {
+            if connection.ready() {
                 return Some(connection);
             }
         }
+        None
     }
 
     /// Closes the kept connections (their child is stopped or the supervisor closes), which
@@ -315,85 +411,52 @@ impl Relay {
     }
 
     async fn exchange(&self, port: u16, call: &RelayCall) -> RelayOutcome {
-        let mut request = match self.request(port, call) {
+        let request = match self.request(port, call) {
             Ok(request) => request,
             Err(failed) => return failed,
         };
-        // A kept connection that closed before the request left gives the request back unsent:
-        // it did not run, and goes once more, on a new connection.
-        let mut reused = self.idle_connection(port).await;
-        loop {
-            let retry_unsent = reused.is_some();
-            let mut connection = match reused.take() {
-                Some(connection) => connection,
-                None => match ChildConnection::open(port, &self.client).await {
-                    Ok(connection) => connection,
-                    Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => {
-                        return RelayOutcome::Unavailable(
-                            "the pack service refused the connection".into(),
-                        )
-                    }
-                    Err(_) => return did_not_answer(),
-                },
-            };
-            let sent = connection.sender.try_send_request(request);
-            let response = match connection.drive(sent).await {
-                Ok(Ok(response)) => response,
-                Ok(Err(mut refused)) => match refused.take_message() {
-                    Some(unsent) if retry_unsent => {
-                        request = unsent;
-                        continue;
-                    }
-                    _ => return did_not_answer(),
-                },
-                Err(Ended) => return did_not_answer(),
-            };
-            return match read_answer(connection.connection.as_mut(), response).await {
-                Ok(answer) => {
-                    self.put_back(connection);
-                    answer
+        // A kept connection the child has closed is never written to (see `ready`): a request
+        // goes on a new connection rather than fail without having run.
+        let mut connection = match self.idle_connection(port) {
+            Some(connection) => connection,
+            None => match ChildConnection::open(port).await {
+                Ok(connection) => connection,
+                Err(error) if error.kind() == ErrorKind::ConnectionRefused => {
+                    return RelayOutcome::Unavailable(
+                        "the pack service refused the connection".into(),
+                    )
                 }
-                Err(failed) => failed,
-            };
+                Err(_) => return did_not_answer(),
+            },
+        };
+        match connection.exchange(&request).await {
+            Ok(Exchanged { outcome, reusable }) => {
+                if reusable {
+                    self.put_back(connection);
+                }
+                outcome
+            }
+            Err(failed) => failed,
         }
     }
 
-    fn request(&self, port: u16, call: &RelayCall) -> Result<Request<Full<Bytes>>, RelayOutcome> {
-        let uri = match &call.route {
-            RelayRoute::Info => Ok(Uri::from_static("/v1/info")),
-            RelayRoute::Invoke => Ok(Uri::from_static("/v1/invoke")),
+    /// The request's bytes, as fetch sends the call: its headers in the order hyper's client
+    /// wrote them for the relay before.
+    fn request(&self, port: u16, call: &RelayCall) -> Result<Vec<u8>, RelayOutcome> {
+        let target: Result<Cow<'static, str>, String> = match &call.route {
+            RelayRoute::Info => Ok("/v1/info".into()),
+            RelayRoute::Invoke => Ok("/v1/invoke".into()),
             // Only a path: anything else would be read as another form of request target.
-            RelayRoute::Get(path) if path.starts_with('/') => {
-                path.parse::<Uri>().map_err(|e| e.to_string())
-            }
+            RelayRoute::Get(path) if path.starts_with('/') => path
+                .parse::<Uri>()
+                .map(|uri| uri.to_string().into())
+                .map_err(|e| e.to_string()),
             RelayRoute::Get(path) => {
                 return Err(RelayOutcome::Failed(format!(
                     "the request cannot be built: {path:?} is not a path"
                 )))
             }
         };
-        // Headers go into the map directly (a request builder moves the whole request at each
-        // header). As a builder does, a part that is not valid is reported when the request is
-        // made, after the caller's own headers are checked: the first such part.
-        let mut invalid = uri.as_ref().err().cloned();
-        let mut headers = HeaderMap::with_capacity(10);
-        let ours = [
-            (HOST, HeaderValue::try_from(format!("127.0.0.1:{port}"))),
-            (names::TOKEN, HeaderValue::from_str(&self.token)),
-        ];
-        for (name, value) in ours {
-            match value {
-                Ok(value) => {
-                    headers.insert(name, value);
-                }
-                Err(e) => {
-                    invalid.get_or_insert(e.to_string());
-                }
-            }
-        }
-        if call.body.is_some() {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        }
         let optional = [
             (names::TIMEOUT_MS, call.timeout_ms.as_deref()),
             (names::RUN_ID, call.run_id.as_deref()),
@@ -402,32 +465,66 @@ impl Relay {
             (names::TRACEPARENT, call.traceparent.as_deref()),
             (names::TENANT_ID, call.tenant_id.as_deref()),
         ];
+        let mut caller_headers = Vec::with_capacity(128);
         for (name, value) in optional {
-            if let Some(value) = value {
-                // Sent as fetch sends a string: one byte per character, so the caller's bytes
-                // reach the child as they came. What undici will not write (a control character
-                // but tab) fails its fetch as `fetch failed`, before any connection is made.
-                let value = latin1_header_value(value).ok_or_else(did_not_answer)?;
-                headers.append(name, value);
+            let Some(value) = value else { continue };
+            // Sent as fetch sends a string: one byte per character, so the caller's bytes reach
+            // the child as they came. What undici will not write (a control character but tab)
+            // fails its fetch as `fetch failed`, before any connection is made; so it comes
+            // before the request's own parts are found wanting.
+            let value = latin1_header_value(value).ok_or_else(did_not_answer)?;
+            push_header(&mut caller_headers, name.as_str(), value.as_bytes());
+        }
+        let (target, token) = match (target, self.token.as_deref()) {
+            (Ok(target), Ok(token)) => (target, token),
+            (Err(reason), _) => {
+                return Err(RelayOutcome::Failed(format!(
+                    "the request cannot be built: {reason}"
+                )))
             }
-        }
-        let (Ok(uri), None) = (uri, invalid.as_ref()) else {
-            let reason = invalid.unwrap_or_default();
-            return Err(RelayOutcome::Failed(format!(
-                "the request cannot be built: {reason}"
-            )));
+            (_, Err(reason)) => {
+                return Err(RelayOutcome::Failed(format!(
+                    "the request cannot be built: {reason}"
+                )))
+            }
         };
-        let body = call.body.clone().unwrap_or_default();
-        if body.is_empty() && call.route == RelayRoute::Invoke {
-            // fetch gives a POST its length even when it is 0; hyper would send none.
-            headers.insert(CONTENT_LENGTH, HeaderValue::from_static("0"));
+        let body = call.body.as_deref().unwrap_or_default();
+        let mut request = Vec::with_capacity(160 + caller_headers.len() + body.len());
+        for part in [
+            call.route.method(),
+            " ",
+            &target,
+            " HTTP/1.1\r\nhost: 127.0.0.1:",
+        ] {
+            request.extend_from_slice(part.as_bytes());
         }
-        let mut request = Request::new(Full::new(Bytes::from(body)));
-        *request.method_mut() = call.route.method();
-        *request.uri_mut() = uri;
-        *request.headers_mut() = headers;
+        request.extend_from_slice(port.to_string().as_bytes());
+        request.extend_from_slice(b"\r\n");
+        push_header(&mut request, names::TOKEN.as_str(), token.as_bytes());
+        if call.body.is_some() {
+            push_header(&mut request, CONTENT_TYPE.as_str(), b"application/json");
+        }
+        request.extend_from_slice(&caller_headers);
+        // fetch gives a POST its length even when it is 0; a GET with no body has none.
+        if !body.is_empty() || call.route == RelayRoute::Invoke {
+            push_header(
+                &mut request,
+                "content-length",
+                body.len().to_string().as_bytes(),
+            );
+        }
+        request.extend_from_slice(b"\r\n");
+        request.extend_from_slice(body.as_bytes());
         Ok(request)
     }
+}
+
+/// Writes one header line.
+fn push_header(request: &mut Vec<u8>, name: &str, value: &[u8]) {
+    request.extend_from_slice(name.as_bytes());
+    request.extend_from_slice(b": ");
+    request.extend_from_slice(value);
+    request.extend_from_slice(b"\r\n");
 }
 
 /// The largest answer passed on: it crosses to JavaScript as one string, whose length V8 caps
@@ -440,55 +537,15 @@ fn did_not_answer() -> RelayOutcome {
     RelayOutcome::Failed("the pack service did not answer: fetch failed".into())
 }
 
-/// Reads the answer whose head is `response`, driving `connection`: `Ok` once it is read whole
-/// and the connection can carry another call, `Err` with the outcome otherwise.
-async fn read_answer<C: Future>(
-    mut connection: Pin<&mut C>,
-    response: Response<Incoming>,
-) -> Result<RelayOutcome, RelayOutcome> {
-    let status = response.status().as_u16();
-    // A protocol switch nobody asked for: fetch refuses it (`bad upgrade`).
-    if status == 101 {
-        return Err(did_not_answer());
-    }
-    // A length and a transfer coding: fetch refuses it at once, where hyper would read an
-    // answer whose coding is not chunked until the child closes (a kept connection never does).
-    let head = response.headers();
-    if head.contains_key(TRANSFER_ENCODING) && head.contains_key(CONTENT_LENGTH) {
-        return Err(did_not_answer());
-    }
-    let headers = ANSWER_HEADERS
-        .iter()
-        .filter_map(|name| {
-            // As fetch reads them: Latin-1, repeats joined with `, `.
-            Some((name.clone(), header_text(head, name)?))
-        })
-        .collect();
-    let reading = Limited::new(response.into_body(), MAX_ANSWER).collect();
-    let body = match drive(connection.as_mut(), reading).await {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(error)) if error.is::<LengthLimitError>() => {
-            return Err(RelayOutcome::Failed(format!(
-                "the pack service's answer is larger than {} MiB",
-                MAX_ANSWER >> 20
-            )))
-        }
-        Ok(Err(_)) | Err(Ended) => {
-            return Err(RelayOutcome::Failed(
-                "the pack service's answer broke off: terminated".into(),
-            ))
-        }
-    };
-    Ok(RelayOutcome::Answer {
-        status,
-        headers,
-        // A 205 has no body for fetch (the bytes a child sends with one are read and dropped).
-        body: if status == 205 {
-            String::new()
-        } else {
-            utf8_text(&body).into_owned()
-        },
-    })
+fn too_large() -> RelayOutcome {
+    RelayOutcome::Failed(format!(
+        "the pack service's answer is larger than {} MiB",
+        MAX_ANSWER >> 20
+    ))
+}
+
+fn broke_off() -> RelayOutcome {
+    RelayOutcome::Failed("the pack service's answer broke off: terminated".into())
 }
 
 #[cfg(test)]
@@ -503,48 +560,47 @@ mod tests {
         }
     }
 
+    /// The request's bytes as text, Latin-1 read.
+    fn request_text(relay: &Relay, call: &RelayCall) -> String {
+        match relay.request(4100, call) {
+            Ok(bytes) => bytes.iter().map(|&b| char::from(b)).collect(),
+            Err(outcome) => panic!("{outcome:?}"),
+        }
+    }
+
     #[test]
     fn requests_carry_the_call_as_fetch_sends_it() {
         let relay = Relay::new("t".repeat(32));
         let call = RelayCall {
             body: Some("{}".into()),
             timeout_ms: Some("5000".into()),
+            request_id: Some("r-1".into()),
             tenant_id: Some("caf\u{e9}".into()),
             ..RelayCall::default()
         };
-        let Ok(request) = relay.request(4100, &call) else {
-            panic!("a request");
-        };
-        assert_eq!(request.method(), Method::POST);
-        assert_eq!(request.uri(), "/v1/invoke");
-        let headers: Vec<(&str, &[u8])> = request
-            .headers()
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_bytes()))
-            .collect();
         let token = "t".repeat(32);
         assert_eq!(
-            headers,
-            [
-                ("host", &b"127.0.0.1:4100"[..]),
-                ("kindgi-pack-token", token.as_bytes()),
-                ("content-type", b"application/json"),
-                ("kindgi-timeout-ms", b"5000"),
-                ("kindgi-tenant-id", b"caf\xe9"),
-            ]
+            request_text(&relay, &call),
+            format!(
+                "POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1:4100\r\nkindgi-pack-token: {token}\r\n\
+                 content-type: application/json\r\nkindgi-timeout-ms: 5000\r\nkindgi-request-id: r-1\r\n\
+                 kindgi-tenant-id: caf\u{e9}\r\ncontent-length: 2\r\n\r\n{{}}"
+            )
         );
-        // An invoke with no body still says its length.
-        let Ok(empty) = relay.request(4100, &RelayCall::default()) else {
-            panic!("a request");
-        };
-        assert_eq!(empty.headers()[CONTENT_LENGTH], "0");
-        let Ok(other) = relay.request(4100, &get("/v1/x?y=1")) else {
-            panic!("a request");
+        // An invoke with no body still says its length; a GET with none says nothing of one.
+        assert_eq!(
+            request_text(&relay, &RelayCall::default()),
+            format!("POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1:4100\r\nkindgi-pack-token: {token}\r\ncontent-length: 0\r\n\r\n")
+        );
+        let info = RelayCall {
+            route: RelayRoute::Info,
+            ..RelayCall::default()
         };
         assert_eq!(
-            (other.method(), other.uri().to_string()),
-            (&Method::GET, "/v1/x?y=1".into())
+            request_text(&relay, &info),
+            format!("GET /v1/info HTTP/1.1\r\nhost: 127.0.0.1:4100\r\nkindgi-pack-token: {token}\r\n\r\n")
         );
+        assert!(request_text(&relay, &get("/v1/x?y=1")).starts_with("GET /v1/x?y=1 HTTP/1.1\r\n"));
     }
 
     #[test]
