@@ -5,7 +5,7 @@
 
 use crate::js::js_number;
 use crate::json::write_json_str;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH};
+use hyper::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE};
 use std::borrow::Cow;
 
 /// The headers of the v2 transport ([`crate::protocol::PACK_HEADERS`]) the service, the front
@@ -160,34 +160,65 @@ impl NotReady<'_> {
 /// One header as Node's `req.headers` shows it: every value decoded as Latin-1 and trimmed of
 /// surrounding spaces and tabs, repeats joined with `, `; `None` when absent.
 pub fn joined_header<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> Option<String> {
-    let mut joined: Option<String> = None;
+    let mut joined = None;
     for raw in values {
-        let text = latin1_text(raw.as_ref());
-        let text = text.trim_matches([' ', '\t']);
-        match &mut joined {
-            Some(all) => {
-                all.push_str(", ");
-                all.push_str(text);
-            }
-            None => joined = Some(text.to_owned()),
-        }
+        join_into(&mut joined, raw.as_ref());
     }
     joined
 }
 
-/// Every `name` header of `headers`, read as [`joined_header`] reads them.
-pub fn header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
-    joined_header(headers.get_all(name).iter().map(HeaderValue::as_bytes))
+/// The request headers the service and the front read, each as Node's `req.headers` shows it
+/// (see [`joined_header`]; `content-type` and `content-length` the first only), found in one
+/// pass over the headers: a lookup by name hashes it, and a request has few headers.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PackHeaders {
+    pub token: Option<String>,
+    pub tenant_id: Option<String>,
+    pub timeout_ms: Option<String>,
+    pub run_id: Option<String>,
+    pub request_id: Option<String>,
+    pub protocol: Option<String>,
+    pub traceparent: Option<String>,
+    pub content_type: Option<String>,
+    /// `content-length` when its first value is a number.
+    pub content_length: Option<u64>,
 }
 
-/// The first `name` header only, as Node keeps the first `content-type` and `content-length`.
-pub fn first_header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
-    joined_header(headers.get(name).map(HeaderValue::as_bytes))
+impl PackHeaders {
+    pub fn read(headers: &HeaderMap) -> PackHeaders {
+        let mut read = PackHeaders::default();
+        let mut content_length = None;
+        for (name, value) in headers {
+            let slot = match name {
+                n if *n == CONTENT_TYPE && read.content_type.is_none() => &mut read.content_type,
+                n if *n == CONTENT_LENGTH && content_length.is_none() => &mut content_length,
+                n if *n == names::TOKEN => &mut read.token,
+                n if *n == names::TENANT_ID => &mut read.tenant_id,
+                n if *n == names::TIMEOUT_MS => &mut read.timeout_ms,
+                n if *n == names::RUN_ID => &mut read.run_id,
+                n if *n == names::REQUEST_ID => &mut read.request_id,
+                n if *n == names::PROTOCOL => &mut read.protocol,
+                n if *n == names::TRACEPARENT => &mut read.traceparent,
+                _ => continue,
+            };
+            join_into(slot, value.as_bytes());
+        }
+        read.content_length = content_length.and_then(|text| text.parse().ok());
+        read
+    }
 }
 
-/// The `content-length` a request declares, as the service and the front read it.
-pub fn declared_length(headers: &HeaderMap) -> Option<u64> {
-    first_header_text(headers, &CONTENT_LENGTH)?.parse().ok()
+/// Adds one value to a header's text as [`joined_header`] joins them.
+fn join_into(joined: &mut Option<String>, raw: &[u8]) {
+    let text = latin1_text(raw);
+    let text = text.trim_matches([' ', '\t']);
+    match joined {
+        Some(all) => {
+            all.push_str(", ");
+            all.push_str(text);
+        }
+        None => *joined = Some(text.to_owned()),
+    }
 }
 
 /// The request target as Node's `req.url` holds it: the origin-form path and query, or the
@@ -298,6 +329,7 @@ pub fn parse_timeout_ms(raw: Option<&str>) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hyper::header::{HeaderName, HeaderValue};
 
     #[test]
     fn header_names_are_the_protocols() {
@@ -399,6 +431,51 @@ mod tests {
         assert_eq!(
             refuse("POST", "/v1/invoke", Some("sekret"), Some("t1"), Some("t1")),
             Ok(Route::Invoke)
+        );
+    }
+
+    #[test]
+    fn pack_headers_are_read_in_one_pass_as_node_shows_them() {
+        let mut headers = HeaderMap::new();
+        let mut add = |name: &'static str, value: &[u8]| {
+            headers.append(
+                HeaderName::from_static(name),
+                HeaderValue::from_bytes(value).expect("a value"),
+            );
+        };
+        add("kindgi-pack-token", b" secret\t");
+        add("content-type", b"application/json");
+        add("content-type", b"text/plain");
+        add("x-other", b"1");
+        add("kindgi-run-id", b"a");
+        add("kindgi-run-id", b"b");
+        add("content-length", b"12");
+        add("content-length", b"99");
+        add("kindgi-tenant-id", b"caf\xe9");
+        add("traceparent", b"00-x");
+        let read = PackHeaders::read(&headers);
+        assert_eq!(
+            read,
+            PackHeaders {
+                token: Some("secret".into()),
+                tenant_id: Some("caf\u{e9}".into()),
+                timeout_ms: None,
+                run_id: Some("a, b".into()),
+                request_id: None,
+                protocol: None,
+                traceparent: Some("00-x".into()),
+                content_type: Some("application/json".into()),
+                content_length: Some(12),
+            }
+        );
+        let mut odd = HeaderMap::new();
+        odd.append(CONTENT_LENGTH, HeaderValue::from_static("12x"));
+        odd.append(CONTENT_LENGTH, HeaderValue::from_static("5"));
+        odd.append(names::TIMEOUT_MS, HeaderValue::from_static(""));
+        let read = PackHeaders::read(&odd);
+        assert_eq!(
+            (read.content_length, read.timeout_ms),
+            (None, Some(String::new()))
         );
     }
 

@@ -5,10 +5,7 @@
 use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
-use crate::service::http::{
-    declared_length, first_header_text, header_text, names, node_header_value, request_target,
-    Reply,
-};
+use crate::service::http::{names, node_header_value, request_target, PackHeaders, Reply};
 use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEAD_BYTES};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
@@ -347,16 +344,16 @@ fn keeps_alive(req: &Request<Incoming>) -> bool {
 
 /// A request's head as the core reads it.
 fn head_of(req: &Request<Incoming>) -> RequestHead {
-    let header = |name: &HeaderName| header_text(req.headers(), name);
+    let headers = PackHeaders::read(req.headers());
     RequestHead {
         method: req.method().as_str().to_owned(),
         target: request_target(req.uri()),
-        token: header(&names::TOKEN),
-        tenant: header(&names::TENANT_ID),
-        content_type: first_header_text(req.headers(), &CONTENT_TYPE),
-        content_length: declared_length(req.headers()),
-        timeout_ms: header(&names::TIMEOUT_MS),
-        traceparent: header(&names::TRACEPARENT),
+        token: headers.token,
+        tenant: headers.tenant_id,
+        content_type: headers.content_type,
+        content_length: headers.content_length,
+        timeout_ms: headers.timeout_ms,
+        traceparent: headers.traceparent,
     }
 }
 

@@ -6,8 +6,8 @@
 use crate::js::{js_number, utf8_text};
 use crate::json::write_js_number;
 use crate::service::http::{
-    declared_length, first_header_text, header_text, is_json_content_type, names,
-    node_header_value, refuse_request, request_target, Reply, Route,
+    is_json_content_type, node_header_value, refuse_request, request_target, PackHeaders, Reply,
+    Route,
 };
 use crate::service::server::{
     answer_unread, closing, read_body, reply_response, Handler, BODY_WITHIN,
@@ -18,7 +18,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::ext::ReasonPhrase;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH};
 use hyper::{Request, Response, StatusCode};
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -89,13 +89,12 @@ impl Front {
     async fn answer(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
         // Answers given without the body still read it, as Node does (`answer_unread`).
         let (head, body) = req.into_parts();
-        let header = |name: &HeaderName| header_text(&head.headers, name);
+        let headers = PackHeaders::read(&head.headers);
         let target = request_target(&head.uri);
-        let token = header(&names::TOKEN);
         let route = match refuse_request(
             head.method.as_str(),
             &target,
-            token.as_deref(),
+            headers.token.as_deref(),
             &self.token,
             None,
             None,
@@ -124,38 +123,39 @@ impl Front {
         let invoke = route == RelayRoute::Invoke;
         // Unlike the TypeScript front, the content type is checked here as the service checks
         // it: a caller learns it at the front whether or not a child serves.
-        if invoke
-            && !is_json_content_type(first_header_text(&head.headers, &CONTENT_TYPE).as_deref())
-        {
+        if invoke && !is_json_content_type(headers.content_type.as_deref()) {
             return answer_unread(body, reply_response(Reply::not_json()), BODY_WITHIN).await;
         }
         // A declared length over the limit is refused before the body is read, as the service
         // refuses it (the TypeScript front reads the whole body first); the body is then read
         // to its end and dropped, so the connection goes on.
-        if invoke && declared_length(&head.headers).is_some_and(|n| n > self.max_body_bytes as u64)
+        if invoke
+            && headers
+                .content_length
+                .is_some_and(|n| n > self.max_body_bytes as u64)
         {
             return answer_unread(body, reply_response(Reply::too_large()), BODY_WITHIN).await;
         }
         // The deadline passes on when `Number()` of it is finite and above 0, as `String()` of
         // that number.
-        let timeout_ms = header(&names::TIMEOUT_MS)
-            .map(|raw| js_number(&raw))
+        let timeout_ms = (headers.timeout_ms.as_deref())
+            .map(js_number)
             .filter(|ms| ms.is_finite() && *ms > 0.0)
             .map(|ms| {
                 let mut text = String::new();
                 write_js_number(&mut text, ms);
                 text
             });
-        let non_empty = |name: &HeaderName| header(name).filter(|v| !v.is_empty());
+        let non_empty = |text: Option<String>| text.filter(|v| !v.is_empty());
         let mut call = RelayCall {
             route,
             body: None,
             timeout_ms,
-            run_id: non_empty(&names::RUN_ID),
-            request_id: non_empty(&names::REQUEST_ID),
-            protocol: non_empty(&names::PROTOCOL),
-            traceparent: non_empty(&names::TRACEPARENT),
-            tenant_id: non_empty(&names::TENANT_ID),
+            run_id: non_empty(headers.run_id),
+            request_id: non_empty(headers.request_id),
+            protocol: non_empty(headers.protocol),
+            traceparent: non_empty(headers.traceparent),
+            tenant_id: non_empty(headers.tenant_id),
         };
         // An invoke's body is read and forwarded; an info request's is read after the answer.
         let unread = if invoke {
