@@ -209,7 +209,7 @@ impl PackHeaders {
 }
 
 /// Adds one value to a header's text as [`joined_header`] joins them.
-fn join_into(joined: &mut Option<String>, raw: &[u8]) {
+pub fn join_into(joined: &mut Option<String>, raw: &[u8]) {
     let text = latin1_text(raw);
     let text = text.trim_matches([' ', '\t']);
     match joined {

@@ -4,7 +4,7 @@
 //! 101 skipped, a chunked body decoded with hyper's grammar and limits. What they refuse is
 //! [`Malformed`]; the relay answers it as fetch fails, `fetch failed`.
 
-use crate::service::http::joined_header;
+use crate::service::http::join_into;
 use hyper::header::HeaderName;
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
@@ -72,8 +72,6 @@ pub fn parse_head(
     if !(100..=999).contains(&status) || status == 101 {
         return Err(Malformed);
     }
-    let fields = &*response.headers;
-    let values = |name| named(fields, name);
     let interim = AnswerHead {
         status,
         headers: Vec::new(),
@@ -83,21 +81,26 @@ pub fn parse_head(
     if interim.is_interim() {
         return Ok(Some((length, interim)));
     }
-    let has_coding = values("transfer-encoding").next().is_some();
-    let has_length = values("content-length").next().is_some();
+    let mut fields = Fields::new(minor, wanted.len());
+    for field in &*response.headers {
+        fields.add(field.name, &unfold(field.value), wanted);
+    }
     let framing = match status {
-        _ if has_coding && has_length => return Err(Malformed),
+        _ if fields.coding.is_some() && fields.length.is_some() => return Err(Malformed),
         204 | 304 => Framing::Empty,
         // HTTP/1.0 has no transfer codings.
-        _ if has_coding && minor == 0 => return Err(Malformed),
-        _ if has_coding && last_coding_is_chunked(values("transfer-encoding")) => Framing::Chunked,
-        _ if has_coding => Framing::UntilClose,
-        _ if has_length => Framing::Length(content_length(values("content-length"))?),
-        _ => Framing::UntilClose,
+        _ if fields.coding.is_some() && minor == 0 => return Err(Malformed),
+        _ => match (fields.coding, fields.length) {
+            (Some(true), _) => Framing::Chunked,
+            (Some(false), _) => Framing::UntilClose,
+            (None, Some(length)) => Framing::Length(length?),
+            (None, None) => Framing::UntilClose,
+        },
     };
     let headers = wanted
         .iter()
-        .filter_map(|name| Some((name.clone(), joined_header(values(name.as_str()))?)))
+        .zip(fields.wanted)
+        .filter_map(|(name, text)| Some((name.clone(), text?)))
         .collect();
     Ok(Some((
         length,
@@ -105,20 +108,59 @@ pub fn parse_head(
             status,
             headers,
             framing,
-            keep_alive: keeps_alive(minor, values("connection")),
+            keep_alive: fields.keep_alive,
         },
     )))
 }
 
-/// The values of the fields called `name` (in any case), in order, unfolded.
-fn named<'a>(
-    fields: &'a [httparse::Header<'a>],
-    name: &'a str,
-) -> impl DoubleEndedIterator<Item = Cow<'a, [u8]>> {
-    fields
-        .iter()
-        .filter(move |field| field.name.eq_ignore_ascii_case(name))
-        .map(|field| unfold(field.value))
+/// What an answer's header fields say, gathered in one pass over them.
+struct Fields {
+    /// Whether the last `transfer-encoding` ends in `chunked`, when there is one.
+    coding: Option<bool>,
+    /// The length every `content-length` value agrees on, when there is one.
+    length: Option<Result<u64, Malformed>>,
+    keep_alive: bool,
+    /// A `connection` line said `close`: no later line keeps the connection open.
+    closed: bool,
+    /// The text of each wanted header, as fetch reads it.
+    wanted: Vec<Option<String>>,
+}
+
+impl Fields {
+    fn new(minor: u8, wanted: usize) -> Fields {
+        Fields {
+            coding: None,
+            length: None,
+            // HTTP/1.1 stays open unless told to close; HTTP/1.0 closes unless told otherwise.
+            keep_alive: minor == 1,
+            closed: false,
+            wanted: vec![None; wanted],
+        }
+    }
+
+    fn add(&mut self, name: &str, value: &[u8], wanted: &[HeaderName]) {
+        if name.eq_ignore_ascii_case("content-length") {
+            self.length = Some(match self.length {
+                None => agreed_length(value, None),
+                Some(Ok(before)) => agreed_length(value, Some(before)),
+                Some(Err(malformed)) => Err(malformed),
+            });
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            self.coding = Some(ends_chunked(value));
+        } else if name.eq_ignore_ascii_case("connection") {
+            if has_token(value, "close") {
+                self.closed = true;
+                self.keep_alive = false;
+            } else if !self.keep_alive && !self.closed {
+                self.keep_alive = has_token(value, "keep-alive");
+            }
+        }
+        for (slot, wanted) in self.wanted.iter_mut().zip(wanted) {
+            if name.eq_ignore_ascii_case(wanted.as_str()) {
+                join_into(slot, value);
+            }
+        }
+    }
 }
 
 /// A header value with its folded (obs-fold) lines joined by one space each, as hyper unfolds
@@ -144,28 +186,32 @@ fn visible_text(value: &[u8]) -> Option<&str> {
     visible.then(|| std::str::from_utf8(value).ok()).flatten()
 }
 
-/// Whether the last transfer coding is `chunked`.
-fn last_coding_is_chunked<V: AsRef<[u8]>>(values: impl DoubleEndedIterator<Item = V>) -> bool {
-    let last = values.last();
-    last.as_ref()
-        .and_then(|value| visible_text(value.as_ref()))
+/// Whether a `transfer-encoding` value's last coding is `chunked`.
+fn ends_chunked(value: &[u8]) -> bool {
+    visible_text(value)
         .and_then(|line| line.rsplit(',').next())
         .is_some_and(|coding| coding.trim().eq_ignore_ascii_case("chunked"))
 }
 
-/// The length every `content-length` value (and each item of a listed one) agrees on.
-fn content_length<V: AsRef<[u8]>>(values: impl Iterator<Item = V>) -> Result<u64, Malformed> {
-    let mut agreed = None;
-    for value in values {
-        let value = value.as_ref();
-        visible_text(value).ok_or(Malformed)?;
-        for item in value.split(|&b| b == b',') {
-            let length = decimal(item.trim_ascii()).ok_or(Malformed)?;
-            if agreed.is_some_and(|agreed| agreed != length) {
-                return Err(Malformed);
-            }
-            agreed = Some(length);
+/// Whether a listed value (`connection`) has `token`, in any case.
+fn has_token(value: &[u8], token: &str) -> bool {
+    visible_text(value).is_some_and(|text| {
+        text.split(',')
+            .any(|t| t.trim().eq_ignore_ascii_case(token))
+    })
+}
+
+/// The length a `content-length` value gives, each item of a listed one (`2, 2`) and the
+/// `before` of earlier lines agreeing.
+fn agreed_length(value: &[u8], before: Option<u64>) -> Result<u64, Malformed> {
+    visible_text(value).ok_or(Malformed)?;
+    let mut agreed = before;
+    for item in value.split(|&b| b == b',') {
+        let length = decimal(item.trim_ascii()).ok_or(Malformed)?;
+        if agreed.is_some_and(|agreed| agreed != length) {
+            return Err(Malformed);
         }
+        agreed = Some(length);
     }
     // hyper keeps the two highest values for its own markers.
     agreed.filter(|&n| n < u64::MAX - 1).ok_or(Malformed)
@@ -180,27 +226,6 @@ fn decimal(digits: &[u8]) -> Option<u64> {
         let digit = char::from(b).to_digit(10)?;
         n.checked_mul(10)?.checked_add(u64::from(digit))
     })
-}
-
-/// Whether the connection stays open: HTTP/1.1 unless a `connection` header says `close`;
-/// HTTP/1.0 only when one says `keep-alive` and none said `close` before.
-fn keeps_alive<V: AsRef<[u8]>>(minor: u8, values: impl Iterator<Item = V>) -> bool {
-    let has = |value: &[u8], token: &str| {
-        visible_text(value).is_some_and(|text| {
-            text.split(',')
-                .any(|t| t.trim().eq_ignore_ascii_case(token))
-        })
-    };
-    let mut keep_alive = minor == 1;
-    for value in values {
-        if has(value.as_ref(), "close") {
-            return false;
-        }
-        if !keep_alive {
-            keep_alive = has(value.as_ref(), "keep-alive");
-        }
-    }
-    keep_alive
 }
 
 /// hyper's limits on what a chunked body carries besides its data.
