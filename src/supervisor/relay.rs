@@ -451,11 +451,7 @@ impl Relay {
                 .parse::<Uri>()
                 .map(|uri| uri.to_string().into())
                 .map_err(|e| e.to_string()),
-            RelayRoute::Get(path) => {
-                return Err(RelayOutcome::Failed(format!(
-                    "the request cannot be built: {path:?} is not a path"
-                )))
-            }
+            RelayRoute::Get(path) => return Err(cannot_build(&format!("{path:?} is not a path"))),
         };
         let optional = [
             (names::TIMEOUT_MS, call.timeout_ms.as_deref()),
@@ -477,16 +473,8 @@ impl Relay {
         }
         let (target, token) = match (target, self.token.as_deref()) {
             (Ok(target), Ok(token)) => (target, token),
-            (Err(reason), _) => {
-                return Err(RelayOutcome::Failed(format!(
-                    "the request cannot be built: {reason}"
-                )))
-            }
-            (_, Err(reason)) => {
-                return Err(RelayOutcome::Failed(format!(
-                    "the request cannot be built: {reason}"
-                )))
-            }
+            (Err(reason), _) => return Err(cannot_build(&reason)),
+            (_, Err(reason)) => return Err(cannot_build(reason)),
         };
         let body = call.body.as_deref().unwrap_or_default();
         let mut request = Vec::with_capacity(160 + caller_headers.len() + body.len());
@@ -517,6 +505,11 @@ impl Relay {
         request.extend_from_slice(body.as_bytes());
         Ok(request)
     }
+}
+
+/// A call whose request cannot be made: fetch throws before sending anything.
+fn cannot_build(reason: &str) -> RelayOutcome {
+    RelayOutcome::Failed(format!("the request cannot be built: {reason}"))
 }
 
 /// Writes one header line.
