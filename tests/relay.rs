@@ -357,6 +357,23 @@ async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
     served.close().await;
 }
 
+/// A raw child on loopback: `serve` makes the work for each connection it accepts, which runs
+/// as a task of its own. Gives the child's port.
+async fn raw_server<F, W>(serve: F) -> u16
+where
+    F: Fn(tokio::net::TcpStream) -> W + Send + 'static,
+    W: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve(stream));
+        }
+    });
+    port
+}
+
 /// A raw HTTP/1.1 child answering every `GET` with `{}` on a keep-alive connection, counting the
 /// connections it accepts; with `close_after`, it closes each connection that long after its
 /// first answer, without saying so in the answer (as an idle timeout does).
@@ -371,44 +388,41 @@ async fn raw_child_counting_closes(
     close_after: Option<Duration>,
     answer_after: Duration,
 ) -> (u16, Arc<AtomicUsize>, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
     let accepted = Arc::new(AtomicUsize::new(0));
     let closed = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&accepted);
     let closes = Arc::clone(&closed);
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            counted.fetch_add(1, Ordering::SeqCst);
-            let closes = Arc::clone(&closes);
-            tokio::spawn(async move {
-                let mut seen = Vec::new();
-                let mut buffer = [0u8; 4096];
-                loop {
-                    let Ok(read) = stream.read(&mut buffer).await else {
-                        return;
-                    };
-                    if read == 0 {
-                        closes.fetch_add(1, Ordering::SeqCst);
+    let port = raw_server(move |mut stream| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let closes = Arc::clone(&closes);
+        async move {
+            let mut seen = Vec::new();
+            let mut buffer = [0u8; 4096];
+            loop {
+                let Ok(read) = stream.read(&mut buffer).await else {
+                    return;
+                };
+                if read == 0 {
+                    closes.fetch_add(1, Ordering::SeqCst);
+                    return;
+                }
+                seen.extend_from_slice(&buffer[..read]);
+                while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                    seen.drain(..end + 4);
+                    tokio::time::sleep(answer_after).await;
+                    let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                    if stream.write_all(answer).await.is_err() {
                         return;
                     }
-                    seen.extend_from_slice(&buffer[..read]);
-                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-                        seen.drain(..end + 4);
-                        tokio::time::sleep(answer_after).await;
-                        let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
-                        if stream.write_all(answer).await.is_err() {
-                            return;
-                        }
-                        if let Some(after) = close_after {
-                            tokio::time::sleep(after).await;
-                            return;
-                        }
+                    if let Some(after) = close_after {
+                        tokio::time::sleep(after).await;
+                        return;
                     }
                 }
-            });
+            }
         }
-    });
+    })
+    .await;
     (port, accepted, closed)
 }
 
@@ -541,69 +555,66 @@ const ACTS: [Act; 8] = [
 /// A child that reads each request's head and acts as its request id says, answering with that
 /// id so a caller can tell its own answer from another call's.
 async fn misbehaving_child() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut seen = Vec::new();
-                let mut buffer = [0u8; 4096];
-                loop {
-                    let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        match stream.read(&mut buffer).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => seen.extend_from_slice(&buffer[..n]),
-                        }
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
-                    seen.drain(..end + 4);
-                    let id = head
-                        .split("\r\n")
-                        .find_map(|l| l.strip_prefix("kindgi-request-id: "))
-                        .unwrap_or("0-none")
-                        .to_owned();
-                    let act = id
-                        .split('-')
-                        .next()
-                        .and_then(|n| n.parse::<usize>().ok())
-                        .map_or(Act::Answer, |n| ACTS[n % ACTS.len()]);
-                    let body = format!(r#"{{"id":"{id}"}}"#);
-                    let ok = |extra: &str| {
-                        format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\n\r\n{body}",
-                            body.len()
-                        )
-                    };
-                    let reply = match act {
-                        Act::Answer => ok(""),
-                        Act::AnswerAndClose => ok("connection: close\r\n"),
-                        Act::Slow => {
-                            tokio::time::sleep(Duration::from_millis(30)).await;
-                            ok("")
-                        }
-                        Act::Chunked500 => format!(
-                            "HTTP/1.1 500 Internal Server Error\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
-                            body.len()
-                        ),
-                        Act::Close => return,
-                        Act::Garbage => "NOT HTTP AT ALL\r\n\r\n".to_owned(),
-                        Act::ShortBody => "HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{\"i".to_owned(),
-                        Act::Late => {
-                            tokio::time::sleep(Duration::from_millis(600)).await;
-                            ok("")
-                        }
-                    };
-                    if stream.write_all(reply.as_bytes()).await.is_err() {
-                        return;
+    let port = raw_server(move |mut stream| {
+        async move {
+            let mut seen = Vec::new();
+            let mut buffer = [0u8; 4096];
+            loop {
+                let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buffer[..n]),
                     }
-                    if matches!(act, Act::AnswerAndClose | Act::Garbage | Act::ShortBody) {
-                        return;
+                    continue;
+                };
+                let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                seen.drain(..end + 4);
+                let id = head
+                    .split("\r\n")
+                    .find_map(|l| l.strip_prefix("kindgi-request-id: "))
+                    .unwrap_or("0-none")
+                    .to_owned();
+                let act = id
+                    .split('-')
+                    .next()
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .map_or(Act::Answer, |n| ACTS[n % ACTS.len()]);
+                let body = format!(r#"{{"id":"{id}"}}"#);
+                let ok = |extra: &str| {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let reply = match act {
+                    Act::Answer => ok(""),
+                    Act::AnswerAndClose => ok("connection: close\r\n"),
+                    Act::Slow => {
+                        tokio::time::sleep(Duration::from_millis(30)).await;
+                        ok("")
                     }
+                    Act::Chunked500 => format!(
+                        "HTTP/1.1 500 Internal Server Error\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+                        body.len()
+                    ),
+                    Act::Close => return,
+                    Act::Garbage => "NOT HTTP AT ALL\r\n\r\n".to_owned(),
+                    Act::ShortBody => "HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{\"i".to_owned(),
+                    Act::Late => {
+                        tokio::time::sleep(Duration::from_millis(600)).await;
+                        ok("")
+                    }
+                };
+                if stream.write_all(reply.as_bytes()).await.is_err() {
+                    return;
                 }
-            });
+                if matches!(act, Act::AnswerAndClose | Act::Garbage | Act::ShortBody) {
+                    return;
+                }
+            }
         }
-    });
+    })
+    .await;
     port
 }
 
@@ -694,23 +705,18 @@ async fn a_misbehaving_child_gets_each_call_its_own_outcome() {
 
 /// A child that reads requests and answers each `delay` later, or never.
 async fn slow_child(delay: Option<Duration>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut buffer = [0u8; 4096];
-                while let Ok(1..) = stream.read(&mut buffer).await {
-                    let Some(delay) = delay else { continue };
-                    tokio::time::sleep(delay).await;
-                    let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
-                    if stream.write_all(answer).await.is_err() {
-                        return;
-                    }
-                }
-            });
+    let port = raw_server(move |mut stream| async move {
+        let mut buffer = [0u8; 4096];
+        while let Ok(1..) = stream.read(&mut buffer).await {
+            let Some(delay) = delay else { continue };
+            tokio::time::sleep(delay).await;
+            let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
+            if stream.write_all(answer).await.is_err() {
+                return;
+            }
         }
-    });
+    })
+    .await;
     port
 }
 
@@ -749,31 +755,28 @@ async fn a_child_that_never_answers_fails_the_call_after_its_limit() {
 
 /// A raw child answering each request's head with `answer` and keeping the connection open.
 async fn answering_child(answer: String) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
     let answer: Arc<str> = answer.into();
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let answer = Arc::clone(&answer);
-            tokio::spawn(async move {
-                let mut seen = Vec::new();
-                let mut buffer = [0u8; 4096];
-                // Open until the caller closes it.
-                loop {
-                    match stream.read(&mut buffer).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buffer[..n]),
-                    }
-                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-                        seen.drain(..end + 4);
-                        if stream.write_all(answer.as_bytes()).await.is_err() {
-                            return;
-                        }
+    let port = raw_server(move |mut stream| {
+        let answer = Arc::clone(&answer);
+        async move {
+            let mut seen = Vec::new();
+            let mut buffer = [0u8; 4096];
+            // Open until the caller closes it.
+            loop {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => seen.extend_from_slice(&buffer[..n]),
+                }
+                while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                    seen.drain(..end + 4);
+                    if stream.write_all(answer.as_bytes()).await.is_err() {
+                        return;
                     }
                 }
-            });
+            }
         }
-    });
+    })
+    .await;
     port
 }
 
@@ -786,6 +789,17 @@ async fn outcome_of(answer: String, call: &RelayCall) -> RelayOutcome {
     )
     .await
     .expect("an outcome within 5 s")
+}
+
+/// The outcomes of `calls` info calls in turn, through one relay, to a child answering `answer`.
+async fn outcomes_in_turn(answer: &str, calls: usize) -> Vec<RelayOutcome> {
+    let port = answering_child(answer.into()).await;
+    let relay = Relay::new(TOKEN.into());
+    let mut outcomes = Vec::new();
+    for _ in 0..calls {
+        outcomes.push(relay.forward(Some(port), &info()).await);
+    }
+    outcomes
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -851,11 +865,9 @@ async fn answers_fetch_reads_are_read_as_fetch_reads_them_up_to_hyper_limits() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_205_answer_has_no_body_as_fetch_reads_it() {
     let answer = "HTTP/1.1 205 Reset Content\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
-    let port = answering_child(answer.into()).await;
-    let relay = Relay::new(TOKEN.into());
-    for _ in 0..2 {
+    for outcome in outcomes_in_turn(answer, 2).await {
         assert!(matches!(
-            relay.forward(Some(port), &info()).await,
+            outcome,
             RelayOutcome::Answer { status: 205, body, .. } if body.is_empty()
         ));
     }
@@ -865,17 +877,13 @@ async fn a_205_answer_has_no_body_as_fetch_reads_it() {
 async fn interim_answers_are_skipped_and_bytes_after_an_answer_end_its_connection() {
     // 1xx answers before the real one are read past, as fetch does.
     let interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
-    let port = answering_child(interim.into()).await;
-    let relay = Relay::new(TOKEN.into());
-    for _ in 0..2 {
-        assert!(answered(&relay.forward(Some(port), &info()).await));
+    for outcome in outcomes_in_turn(interim, 2).await {
+        assert!(answered(&outcome), "{outcome:?}");
     }
     // Bytes past an answer's end belong to no call: the connection is not used again, so the
     // next call is not read from them.
     let trailing = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}HTTP/1.1 500 Stray\r\n\r\n";
-    let port = answering_child(trailing.into()).await;
-    for _ in 0..3 {
-        let outcome = relay.forward(Some(port), &info()).await;
+    for outcome in outcomes_in_turn(trailing, 3).await {
         assert!(answered(&outcome), "{outcome:?}");
     }
 }
@@ -885,26 +893,21 @@ async fn an_answer_that_comes_before_the_request_is_written_is_read() {
     // A child that answers a request's head at once and never reads its body (a refusal of
     // a body too large, say), keeping the connection open: the request cannot all be written,
     // and its answer is read all the same.
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut seen = Vec::new();
-                let mut buffer = [0u8; 4096];
-                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buffer).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buffer[..n]),
-                    }
-                }
-                let refusal = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 2\r\n\r\n{}";
-                if stream.write_all(refusal).await.is_ok() {
-                    tokio::time::sleep(Duration::from_secs(30)).await;
-                }
-            });
+    let port = raw_server(move |mut stream| async move {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => seen.extend_from_slice(&buffer[..n]),
+            }
         }
-    });
+        let refusal = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 2\r\n\r\n{}";
+        if stream.write_all(refusal).await.is_ok() {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        }
+    })
+    .await;
     // Larger than the two sockets' buffers hold on loopback.
     let call = RelayCall {
         body: Some("x".repeat(64 << 20)),
