@@ -12,6 +12,7 @@ pub mod http;
 pub mod large_body;
 pub mod listen;
 pub mod node_parser;
+pub mod self_wake;
 pub mod server;
 pub mod start_gate;
 pub mod tool_io;

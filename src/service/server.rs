@@ -7,6 +7,7 @@ use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{names, node_header_value, request_target, PackHeaders, Reply};
 use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEAD_BYTES};
+use crate::service::self_wake::RepollSelfWakes;
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Incoming};
@@ -199,12 +200,12 @@ async fn accept_loop<H: Handler>(
                 Ok((stream, _)) => {
                     // Answers are small and written whole: don't let Nagle hold them back.
                     let _ = stream.set_nodelay(true);
-                    connections.spawn(connection(
+                    connections.spawn(RepollSelfWakes::new(connection(
                         Arc::clone(&handler),
                         stream,
                         shutdown.clone(),
                         header_limit,
-                    ));
+                    )));
                 }
                 // A peer that reset before it was accepted ends that connection only.
                 Err(e) if is_peers(&e) => {}
