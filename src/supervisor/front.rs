@@ -138,7 +138,9 @@ impl Front {
         }
         // The deadline passes on when `Number()` of it is finite and above 0, as `String()` of
         // that number.
-        let timeout_ms = (headers.timeout_ms.as_deref())
+        let timeout_ms = headers
+            .timeout_ms
+            .as_deref()
             .map(js_number)
             .filter(|ms| ms.is_finite() && *ms > 0.0)
             .map(|ms| {

@@ -1,8 +1,8 @@
 //! HTTP/1.1 as the relay speaks it with a child, without I/O: the answer's head and its body
 //! framing read from the bytes the child sends. The rules are hyper's client's (which carried
-//! the relay's calls before): up to 100 header lines, folded lines unfolded, 1xx answers but
-//! 101 skipped, a chunked body decoded with hyper's grammar and limits. What they refuse is
-//! [`Malformed`]; the relay answers it as fetch fails, `fetch failed`.
+//! the relay's calls before): up to 100 header lines, folded lines unfolded, 1xx answers other
+//! than 101 skipped, a chunked body decoded with hyper's grammar and limits. What they refuse
+//! is [`Malformed`]; the relay answers it as fetch fails, `fetch failed`.
 
 use crate::service::http::join_into;
 use hyper::header::HeaderName;
