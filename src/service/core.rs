@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 
 /// A request as the service reads it: header values as Node shows them (see
-/// [`crate::service::http::joined_header`]).
+/// [`crate::service::http::join_into`]).
 #[derive(Debug, Clone, Default)]
 pub struct RequestHead {
     pub method: String,

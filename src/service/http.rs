@@ -157,18 +157,8 @@ impl NotReady<'_> {
     }
 }
 
-/// One header as Node's `req.headers` shows it: every value decoded as Latin-1 and trimmed of
-/// surrounding spaces and tabs, repeats joined with `, `; `None` when absent.
-pub fn joined_header<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> Option<String> {
-    let mut joined = None;
-    for raw in values {
-        join_into(&mut joined, raw.as_ref());
-    }
-    joined
-}
-
 /// The request headers the service and the front read, each as Node's `req.headers` shows it
-/// (see [`joined_header`]; `content-type` and `content-length` the first only), found in one
+/// (see [`join_into`]; `content-type` and `content-length` the first only), found in one
 /// pass over the headers: a lookup by name hashes it, and a request has few headers.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct PackHeaders {
@@ -208,7 +198,9 @@ impl PackHeaders {
     }
 }
 
-/// Adds one value to a header's text as [`joined_header`] joins them.
+/// Adds one value of a header to its text as Node's `req.headers` shows a header: every value
+/// decoded as Latin-1 and trimmed of surrounding spaces and tabs, repeats joined with `, `;
+/// `None` while there is none.
 pub fn join_into(joined: &mut Option<String>, raw: &[u8]) {
     let text = latin1_text(raw);
     let text = text.trim_matches([' ', '\t']);
@@ -495,7 +487,6 @@ mod tests {
             )),
             None
         );
-        assert_eq!(joined_header(Vec::<&[u8]>::new()), None);
         assert_eq!(
             latin1_header_value("20260101.é").map(|v| v.as_bytes().to_vec()),
             Some(b"20260101.\xe9".to_vec())
@@ -511,12 +502,17 @@ mod tests {
             assert!(latin1_header_value(refused).is_none(), "{refused:?}");
             assert!(node_header_value(refused).is_none(), "{refused:?}");
         }
-        assert_eq!(joined_header([&b" a\t"[..]]).as_deref(), Some("a"));
-        assert_eq!(
-            joined_header([&b"1"[..], &b"2"[..]]).as_deref(),
-            Some("1, 2")
-        );
-        assert_eq!(joined_header([&b"\xe9"[..]]).as_deref(), Some("é"));
+        let joined = |values: &[&[u8]]| {
+            let mut joined = None;
+            for value in values {
+                join_into(&mut joined, value);
+            }
+            joined
+        };
+        assert_eq!(joined(&[b" a\t"]).as_deref(), Some("a"));
+        assert_eq!(joined(&[b"1", b"2"]).as_deref(), Some("1, 2"));
+        assert_eq!(joined(&[b"\xe9"]).as_deref(), Some("é"));
+        assert_eq!(joined(&[]), None);
     }
 
     #[test]
