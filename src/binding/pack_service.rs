@@ -11,7 +11,6 @@ use crate::binding::logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::json::to_js_json;
 use crate::protocol::PackErrorCode;
-use crate::service::admission::Place;
 use crate::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
@@ -53,8 +52,9 @@ pub struct DispatchTarget {
     word: &'static str,
     /// The call's gate, its id and its runner; none for the warm-up, which always runs.
     call: Option<(Arc<StartGate>, u32, Arc<JsRunner>)>,
-    /// An aborted call's place under the cap, given back as the JS thread takes the abort.
-    place: Option<Place>,
+    /// An aborted call's gate: its place under the cap is given back as the JS thread takes
+    /// the abort.
+    aborted: Option<Arc<StartGate>>,
 }
 
 impl ToNapiValue for DispatchTarget {
@@ -63,7 +63,9 @@ impl ToNapiValue for DispatchTarget {
         target: Self,
     ) -> napi::Result<napi::sys::napi_value> {
         // Given back here, on the JS thread, just before JS hears of the abort.
-        drop(target.place);
+        if let Some(gate) = &target.aborted {
+            drop(gate.take_place());
+        }
         let word = match &target.call {
             None => target.word,
             Some((start, id, runner)) => match start.start() {
@@ -156,9 +158,9 @@ impl JsRunner {
         }
     }
 
-    /// Tells JS that call `id` is aborted (`dispatch` with the target `abort`); the call's
-    /// `place`, if it holds one, goes back as the JS thread takes it.
-    fn send_abort(&self, id: u32, reason: AbortReason, place: Option<Place>) {
+    /// Tells JS that call `id` is aborted (`dispatch` with the target `abort`); the place the
+    /// call holds under the cap, if any, goes back as the JS thread takes it.
+    fn send_abort(&self, id: u32, reason: AbortReason, gate: Arc<StartGate>) {
         if let Some(functions) = self.functions() {
             functions.dispatch.call(
                 (
@@ -170,7 +172,7 @@ impl JsRunner {
                     DispatchTarget {
                         word: "abort",
                         call: None,
-                        place,
+                        aborted: Some(gate),
                     },
                 )
                     .into(),
@@ -238,10 +240,13 @@ impl Runner for Arc<JsRunner> {
                 Target::Tool(tool) => tool.position,
                 Target::Check(check) => check.position,
             };
+            // Its abort is hooked only once it is queued (below): until then, a deadline that
+            // passes must leave the place to that abort.
+            start.place_goes_with_abort();
             let dispatched = DispatchTarget {
                 word,
                 call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
-                place: None,
+                aborted: None,
             };
             // Until the JS thread reaches it, its body counts against the queue's budget.
             start.queue(body.len());
@@ -266,7 +271,7 @@ impl Runner for Arc<JsRunner> {
             // and before the call's place goes: the JS thread takes it before any call
             // admitted after it, as TypeScript runs the abort's listeners before its place goes.
             let (aborts, gate) = (Arc::clone(&runner), Arc::clone(&start));
-            abort.on_abort(move |reason| aborts.send_abort(id, reason, gate.take_place()));
+            abort.on_abort(move |reason| aborts.send_abort(id, reason, gate));
             tokio::pin!(settled);
             tokio::select! {
                 settled = &mut settled => return settled.unwrap_or_else(|_| unsettled(word, &call_id)),
@@ -802,7 +807,7 @@ impl NativePackService {
                 DispatchTarget {
                     word: "warm",
                     call: None,
-                    place: None,
+                    aborted: None,
                 },
             )
                 .into(),

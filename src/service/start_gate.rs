@@ -42,6 +42,9 @@ struct State {
     phase: Phase,
     /// The call's body, counted against the queue's budget until the JS thread reaches it.
     queued: Option<Queued>,
+    /// A started call's place goes back as the JS thread takes its abort
+    /// ([`StartGate::place_goes_with_abort`]), not when the call ends.
+    abort_gives_back: bool,
 }
 
 /// One lock for every step, so a step on one thread (the call ending on a tokio worker) never
@@ -59,6 +62,7 @@ impl StartGate {
             state: Mutex::new(State {
                 phase: Phase::Queued,
                 queued: None,
+                abort_gives_back: false,
             }),
         }
     }
@@ -105,24 +109,42 @@ impl StartGate {
         let Ok(mut state) = self.state.lock() else {
             return false;
         };
+        let abort_gives_back = state.abort_gives_back;
         match state.phase {
             Phase::Queued => {
                 state.phase = Phase::Ended(Some(self.admission.hold()));
                 true
             }
             Phase::Started(ref mut place) => {
-                place.take();
+                if !abort_gives_back {
+                    place.take();
+                }
                 false
             }
             Phase::Ended(_) | Phase::Refused => true,
         }
     }
 
-    /// The place of a call whose pack code started, taken out to be given back elsewhere: on
-    /// the JS thread as it takes the call's abort, so no call admitted after the abort runs
-    /// before pack code hears of it. `None` when it has not started, or settled.
+    /// From now on a started call's place goes back as the JS thread takes the call's abort
+    /// ([`StartGate::take_place`] there), not when the call ends: pack code hears of its abort
+    /// before its place goes to another call. The JavaScript runner queues the abort behind
+    /// the call, so whatever the order of the deadline, the start and the end on their
+    /// threads, no call queued before the abort starts in that place. (A call answered
+    /// without an abort has settled, and given its place back then.)
+    pub fn place_goes_with_abort(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.abort_gives_back = true;
+        }
+    }
+
+    /// The place of a call whose pack code started, taken out to be given back: `None` when it
+    /// has not started, or gave it back.
     pub fn take_place(&self) -> Option<Place> {
         let mut state = self.state.lock().ok()?;
+        Self::started_place(&mut state)
+    }
+
+    fn started_place(state: &mut State) -> Option<Place> {
         match state.phase {
             Phase::Started(ref mut place) => place.take(),
             _ => None,
@@ -138,6 +160,29 @@ impl StartGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_that_goes_with_the_abort_outlives_the_calls_end_until_the_abort_takes_it() {
+        let admission = Admission::new(1);
+        // The call's abort came while it was queued; it started on the JS thread, and then it
+        // ended on its worker: the place stays until the JS thread takes the abort.
+        let gate = StartGate::new(Arc::clone(&admission));
+        gate.place_goes_with_abort();
+        assert_eq!(gate.start(), Start::Run);
+        assert!(!gate.end());
+        assert_eq!(admission.places(), 1);
+        assert!(
+            admission.start().is_none(),
+            "no other call starts in its place"
+        );
+        drop(gate.take_place());
+        assert_eq!(admission.places(), 0);
+        // Without the abort to give it back, the call's end does.
+        let plain = StartGate::new(Arc::clone(&admission));
+        assert_eq!(plain.start(), Start::Run);
+        assert!(!plain.end());
+        assert_eq!(admission.places(), 0);
+    }
 
     #[test]
     fn a_call_that_ends_first_never_starts_and_holds_a_place_until_reached() {
