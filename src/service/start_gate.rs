@@ -141,10 +141,6 @@ impl StartGate {
     /// has not started, or gave it back.
     pub fn take_place(&self) -> Option<Place> {
         let mut state = self.state.lock().ok()?;
-        Self::started_place(&mut state)
-    }
-
-    fn started_place(state: &mut State) -> Option<Place> {
         match state.phase {
             Phase::Started(ref mut place) => place.take(),
             _ => None,
