@@ -23,7 +23,8 @@
 //! Calls whose bodies are in and whose pack code waits its turn hold no place, but their bodies
 //! are memory the TypeScript service would not have read yet (its thread busy, they wait in
 //! the kernel's socket buffers). They are bounded by bytes instead: past [`QUEUE_BUDGET`] of
-//! them, requests are refused at their heads.
+//! them, requests are refused at their heads. A body counts from its call's admission, by its
+//! declared length, so uploads that overlap cannot together pass the budget.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
