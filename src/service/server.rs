@@ -67,6 +67,14 @@ fn is_peers(error: &std::io::Error) -> bool {
     )
 }
 
+/// How soon the accept loop always has a timer due. tokio wakes its time driver (a write to
+/// its eventfd, and a parked worker woken for nothing) whenever a timer is set earlier than the
+/// driver's next wake, and with no timer nearer than minutes every request's own timers (its
+/// headers, its body, its deadline, the relay's answer limit) were: one wake per call. With this
+/// one always nearer, they never are. Measured on the service at one connection: 7 futex, 3.8
+/// write and 3.3 epoll_wait calls per call before, 3.9, 2.4 and 2 after.
+const TIMER_FLOOR: Duration = Duration::from_secs(1);
+
 /// After drain, how long open connections get to finish writing before they are closed.
 const CLOSE_MARGIN: Duration = Duration::from_millis(250);
 
@@ -194,8 +202,12 @@ async fn accept_loop<H: Handler>(
     header_limit: Duration,
 ) {
     let mut connections = JoinSet::new();
+    let mut floor = tokio::time::interval(TIMER_FLOOR);
+    floor.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+            // Nothing to do: the tick is there to be nearer than any call's timer.
+            _ = floor.tick() => {}
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     // Answers are small and written whole: don't let Nagle hold them back.
