@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::exchange;
+use common::{exchange, wait_until};
 use kindgi_handler_runtime_native::env::PackEnvCheck;
 use kindgi_handler_runtime_native::service::call::{
     Answer, Call, CallAbort, RunFuture, Runner, Settled,
@@ -183,8 +183,8 @@ async fn no_child_refused_dead_and_cancelled() {
     )
     .await;
     assert!(gave_up.is_err());
-    for _ in 0..500 {
-        let cancelled = events.lock().map(|list| {
+    wait_until(|| {
+        events.lock().is_ok_and(|list| {
             list.iter().any(|e| {
                 matches!(
                     e,
@@ -194,14 +194,10 @@ async fn no_child_refused_dead_and_cancelled() {
                     }
                 )
             })
-        });
-        if cancelled.unwrap_or(false) {
-            listening.stop(Duration::from_millis(100)).await;
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("the child never saw its caller go");
+        })
+    })
+    .await;
+    listening.stop(Duration::from_millis(100)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -492,13 +488,7 @@ async fn connections_kept_to_a_child_that_stops_serving_are_closed_without_waiti
     assert_eq!(closed.load(Ordering::SeqCst), 0, "kept for the next call");
     // A swap, and no call after it: the old child's connections are closed all the same.
     serve.send_replace(Some(new));
-    for _ in 0..200 {
-        if closed.load(Ordering::SeqCst) == kept {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(closed.load(Ordering::SeqCst), kept);
+    wait_until(|| closed.load(Ordering::SeqCst) == kept).await;
     // A call that ends on a child that stopped serving while it was out does not keep its
     // connection either.
     let (slow, _, slow_closed) = raw_child_counting_closes(None, Duration::from_millis(200)).await;
@@ -511,13 +501,7 @@ async fn connections_kept_to_a_child_that_stops_serving_are_closed_without_waiti
     tokio::time::sleep(Duration::from_millis(100)).await;
     serve.send_replace(Some(new));
     assert!(out.await.expect("the call ends"));
-    for _ in 0..200 {
-        if slow_closed.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(slow_closed.load(Ordering::SeqCst), 1);
+    wait_until(|| slow_closed.load(Ordering::SeqCst) == 1).await;
 }
 
 /// What the misbehaving child does with a request, by the first part of its `kindgi-request-id`.
