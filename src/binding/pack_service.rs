@@ -9,7 +9,7 @@
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
-use crate::json::to_js_json;
+use crate::json::{to_js_json, write_members};
 use crate::protocol::PackErrorCode;
 use crate::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
@@ -256,7 +256,11 @@ impl Runner for Arc<JsRunner> {
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
                     input.map(|filled| filled.defaults_json).unwrap_or_default(),
-                    bindings.map_or_else(String::new, |b| to_js_json(&Value::Object((*b).clone()))),
+                    bindings.map_or_else(String::new, |b| {
+                        let mut json = String::new();
+                        write_members(&mut json, b.iter().map(|(k, v)| (k.as_str(), v)));
+                        json
+                    }),
                     dispatched,
                 )
                     .into(),
