@@ -143,7 +143,9 @@ impl Logger {
         if !self.enabled(level) {
             return;
         }
-        let line = self.line(level, &self.subsystem, message, None, fields, in_message);
+        let fields: Vec<(&str, &Value)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let in_message: Vec<&str> = in_message.iter().map(String::as_str).collect();
+        let line = self.line(level, &self.subsystem, message, None, &fields, &in_message);
         if kept {
             self.shared.sink.write_kept(&line);
         } else {
@@ -151,14 +153,15 @@ impl Logger {
         }
     }
 
-    /// [`Logger::log`] as `self.child(more).log(…)` would write it, without making the child.
+    /// [`Logger::log`] as `self.child(more).log(…)` would write it, without making the child;
+    /// the fields given as borrowed members (a record per call builds no map for them).
     pub fn log_as_child(
         &self,
         more: &Map<String, Value>,
         level: Level,
         message: &str,
-        fields: Map<String, Value>,
-        in_message: &[String],
+        fields: &[(&str, &Value)],
+        in_message: &[&str],
     ) {
         if level < self.child_threshold(more) {
             return;
@@ -179,20 +182,19 @@ impl Logger {
         subsystem: &str,
         message: &str,
         more: Option<&Map<String, Value>>,
-        fields: Map<String, Value>,
-        in_message: &[String],
+        fields: &[(&str, &Value)],
+        in_message: &[&str],
     ) -> String {
         let time = SystemTime::now();
         if self.shared.settings.format == LogFormat::Json {
             // The bindings, then `more`, then the fields: a later name takes an earlier one's
             // place, as object spread does.
             let mut merged: Vec<(&str, &Value)> = Vec::with_capacity(24);
-            let layers = self.bindings.iter().chain(
-                more.into_iter()
-                    .flatten()
-                    .chain(fields.iter())
-                    .map(|(k, v)| (k.as_str(), v)),
-            );
+            let layers = self
+                .bindings
+                .iter()
+                .chain(more.into_iter().flatten().map(|(k, v)| (k.as_str(), v)))
+                .chain(fields.iter().copied());
             for (key, value) in layers {
                 match merged.iter_mut().find(|(k, _)| *k == key) {
                     Some(slot) => slot.1 = value,
@@ -207,7 +209,7 @@ impl Logger {
         if let Some(more) = more {
             merged.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
-        merged.extend(fields);
+        merged.extend(fields.iter().map(|(k, v)| ((*k).to_owned(), (*v).clone())));
         let record = assemble(RecordParts {
             time,
             level,

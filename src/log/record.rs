@@ -99,7 +99,7 @@ pub struct RecordParts<'a> {
     /// of the same name in the binding's place).
     pub merged: Entries,
     /// The names the message states, for renderers to leave out.
-    pub in_message: &'a [String],
+    pub in_message: &'a [&'a str],
 }
 
 /// The record as `@kindgi/log` assembles it: the fixed five, the correlation fields present,
@@ -152,8 +152,8 @@ pub fn assemble(parts: RecordParts<'_>) -> Entries {
     }
     let stated: Vec<Value> = in_message
         .iter()
-        .filter(|key| !is_reserved(key) && *key != "err" && record.get(key).is_some())
-        .map(|key| Value::String(key.clone()))
+        .filter(|key| !is_reserved(key) && **key != "err" && record.get(key).is_some())
+        .map(|key| Value::String((*key).to_owned()))
         .collect();
     if !stated.is_empty() {
         record.set("inMessage".into(), Value::Array(stated));
@@ -202,7 +202,7 @@ pub fn json_line(
     subsystem: &str,
     message: &str,
     merged: &[(&str, &Value)],
-    in_message: &[String],
+    in_message: &[&str],
 ) -> Option<String> {
     if merged.iter().any(|(key, _)| array_index(key).is_some()) {
         return None;
@@ -269,7 +269,7 @@ pub fn json_line(
     }
     let mut stated = in_message
         .iter()
-        .filter(|key| !is_reserved(key) && *key != "err" && written.contains(&key.as_str()))
+        .filter(|key| !is_reserved(key) && **key != "err" && written.contains(key))
         .peekable();
     if stated.peek().is_some() {
         out.push_str(",\"inMessage\":[");
@@ -439,14 +439,13 @@ mod tests {
         let Value::Object(merged) = merged else {
             unreachable!("tests pass objects")
         };
-        let in_message: Vec<String> = in_message.iter().map(|s| s.to_string()).collect();
         assemble(RecordParts {
             time: at_noon(),
             level,
             subsystem: "pack",
             message: "tool acme.logs ok 3ms",
             merged: merged.into(),
-            in_message: &in_message,
+            in_message,
         })
     }
 
@@ -541,10 +540,7 @@ mod tests {
         ];
         for case in cases {
             let Value::Object(map) = case else { continue };
-            let in_message: Vec<String> =
-                ["note", "x", "time", "err", "fields", "toolId", "absent"]
-                    .map(String::from)
-                    .into();
+            let in_message = ["note", "x", "time", "err", "fields", "toolId", "absent"];
             let merged: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
             let direct = json_line(
                 at_noon(),

@@ -70,7 +70,7 @@ pub fn dropped_record(format: LogFormat, dropped: u64) -> String {
         subsystem: "pack",
         message: &message,
         merged,
-        in_message: &["dropped".to_owned()],
+        in_message: &["dropped"],
     });
     match format {
         LogFormat::Json => format_json(&record),

@@ -88,13 +88,6 @@ impl Reporter {
     }
 }
 
-fn object(entries: [(&str, Value); 5]) -> Map<String, Value> {
-    entries
-        .into_iter()
-        .map(|(key, value)| (key.to_owned(), value))
-        .collect()
-}
-
 fn write_record(records: &Logger, event: &ServiceEvent) {
     match event {
         ServiceEvent::Call {
@@ -109,20 +102,21 @@ fn write_record(records: &Logger, event: &ServiceEvent) {
             } else {
                 Level::Warn
             };
-            let fields = object([
-                ("event", "call".into()),
-                ("kind", "call".into()),
-                ("id", id.as_str().into()),
-                ("outcome", (*outcome).into()),
-                ("durationMs", (*duration_ms as u64).into()),
-            ]);
-            let stated = ["target", "id", "outcome", "durationMs"].map(String::from);
+            let (call, id_value) = (Value::from("call"), Value::from(id.as_str()));
+            let (outcome_value, duration) =
+                (Value::from(*outcome), Value::from(*duration_ms as u64));
             records.log_as_child(
                 bindings,
                 level,
                 &format!("{target} {id} {outcome} {duration_ms}ms"),
-                fields,
-                &stated,
+                &[
+                    ("event", &call),
+                    ("kind", &call),
+                    ("id", &id_value),
+                    ("outcome", &outcome_value),
+                    ("durationMs", &duration),
+                ],
+                &["target", "id", "outcome", "durationMs"],
             );
         }
         ServiceEvent::FinishedLate {
@@ -131,15 +125,13 @@ fn write_record(records: &Logger, event: &ServiceEvent) {
             after_ms,
             bindings: Some(bindings),
         } => {
-            let mut fields = Map::new();
-            fields.insert("event".into(), "handler-finished-late".into());
-            fields.insert("kind".into(), "handler-finished-late".into());
-            fields.insert("afterMs".into(), (*after_ms as u64).into());
+            let late = Value::from("handler-finished-late");
+            let after = Value::from(*after_ms as u64);
             records.log_as_child(
                 bindings,
                 Level::Warn,
                 &format!("{target} {id} finished {after_ms} ms after its call ended"),
-                fields,
+                &[("event", &late), ("kind", &late), ("afterMs", &after)],
                 &[],
             );
         }
