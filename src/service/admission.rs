@@ -23,8 +23,9 @@
 //! Calls whose bodies are in and whose pack code waits its turn hold no place, but their bodies
 //! are memory the TypeScript service would not have read yet (its thread busy, they wait in
 //! the kernel's socket buffers). They are bounded by bytes instead: past [`QUEUE_BUDGET`] of
-//! them, requests are refused at their heads. A body counts from its call's admission, by its
-//! declared length, so uploads that overlap cannot together pass the budget.
+//! them, requests are refused at their heads. Uploads still in flight are not counted: the
+//! TypeScript service reads those too, and they are bounded by the cap and the body limit, so
+//! the queue can pass the budget by the uploads that were under way when it reached it.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

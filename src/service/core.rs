@@ -9,7 +9,7 @@ use crate::json::{
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
-use crate::service::admission::{Admission, InFlight, Place, Queued};
+use crate::service::admission::{Admission, InFlight, Place};
 use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target, ToolOutput};
 use crate::service::call_log::{call_bindings, Reporter};
 pub use crate::service::call_log::{EventSink, ServiceEvent};
@@ -60,9 +60,6 @@ pub enum Begin {
 pub struct Admitted {
     _in_flight: InFlight,
     uploading: Option<Place>,
-    /// The body's declared bytes against the queue's budget from the head on, so that uploads
-    /// in flight together cannot overrun it; given up when the runner queues the body.
-    reserved: Option<Queued>,
     started: Instant,
 }
 
@@ -255,13 +252,9 @@ impl PackService {
         {
             return Begin::Reply(Reply::too_large());
         }
-        // Within `max_body_bytes` here; a body without a length counts for the least a
-        // queued body does until it is in.
-        let declared = head.content_length.unwrap_or(0) as usize;
         Begin::Invoke(Admitted {
             _in_flight: in_flight,
             uploading: Some(uploading),
-            reserved: Some(self.admission.queue(declared)),
             started: Instant::now(),
         })
     }
@@ -333,7 +326,6 @@ impl PackService {
                     body,
                     lone_surrogates,
                     turn,
-                    reserved: admitted.reserved.take(),
                 };
                 self.run_target(
                     target,
@@ -424,10 +416,8 @@ impl PackService {
                 }
             }
         };
-        // Checked: the next large body may be parsed (a JS runner drops this one at once), and
-        // the runner counts the body against the budget from here, if it queues it.
+        // Checked: the next large body may be parsed (a JS runner drops this one at once).
         drop(received.turn);
-        drop(received.reserved);
         let call = Call {
             target,
             message: received.message,
@@ -555,8 +545,6 @@ struct Received<'a> {
     lone_surrogates: bool,
     /// A large body's turn, until its input is checked.
     turn: Turn,
-    /// The body's bytes against the queue's budget, until the runner queues them itself.
-    reserved: Option<Queued>,
 }
 
 /// The answer of a call whose deadline passed first.
