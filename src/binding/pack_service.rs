@@ -22,6 +22,7 @@ use crate::service::http::{NotReady, Reply};
 use crate::service::listen::{listen, ListenError};
 use crate::service::server::{serve, Listening};
 use crate::service::start_gate::{Start, StartGate};
+use crate::service::timer_floor::{self, TimerFloor};
 use napi::bindgen_prelude::{FnArgs, ToNapiValue};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -532,6 +533,9 @@ pub struct NativePackService {
     tickets: Mutex<HashMap<u32, Ticket>>,
     hang_ups: Mutex<HashMap<u32, oneshot::Sender<()>>>,
     next_ticket: AtomicU32,
+    /// Calls through `handle` run on napi's runtime without an accept loop's floor: held until
+    /// `stop()` (or until the service is collected).
+    timer_floor: Mutex<Option<TimerFloor>>,
 }
 
 fn invalid(message: impl Into<String>) -> JsError {
@@ -585,6 +589,10 @@ pub fn create_native_pack_service(
         tickets: Mutex::new(HashMap::new()),
         hang_ups: Mutex::new(HashMap::new()),
         next_ticket: AtomicU32::new(1),
+        timer_floor: Mutex::new(napi::bindgen_prelude::within_runtime_if_available(|| {
+            let runtime = tokio::runtime::Handle::try_current().ok()?;
+            Some(TimerFloor::hold(runtime.spawn(timer_floor::tick())))
+        })),
     })
 }
 
@@ -887,6 +895,9 @@ impl NativePackService {
             None => {
                 self.service.admission().drain(grace).await;
             }
+        }
+        if let Ok(mut floor) = self.timer_floor.lock() {
+            floor.take();
         }
         self.runner.release();
     }

@@ -15,5 +15,6 @@ pub mod node_parser;
 pub mod self_wake;
 pub mod server;
 pub mod start_gate;
+pub mod timer_floor;
 pub mod tool_io;
 pub mod trace;
