@@ -19,7 +19,9 @@ pub fn call_bindings(
     id: &str,
     traceparent: Option<&str>,
 ) -> Map<String, Value> {
-    let mut bindings = Map::new();
+    // Room for every member at once: growing an object's map reallocates its entries and its
+    // index table each time.
+    let mut bindings = Map::with_capacity(CALL_IDS.len() + 4);
     if kind == RequestKind::Tool {
         let ctx = member_of(message, "ctx");
         for key in CALL_IDS {
