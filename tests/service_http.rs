@@ -198,12 +198,15 @@ fn get(path: &str, extra: &str) -> Vec<u8> {
     format!("GET {path} HTTP/1.1\r\nhost: x\r\n{extra}\r\n").into_bytes()
 }
 
-fn invoke_request(body: &str, extra: &str) -> Vec<u8> {
+/// An invoke's head declaring `content_length`, with `extra` header lines before its end.
+fn invoke_head(content_length: usize, extra: &str) -> String {
     format!(
-        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}\r\n{body}",
-        body.len()
+        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {content_length}\r\n{extra}\r\n"
     )
-    .into_bytes()
+}
+
+fn invoke_request(body: &str, extra: &str) -> Vec<u8> {
+    format!("{}{body}", invoke_head(body.len(), extra)).into_bytes()
 }
 
 fn tool_call(id: &str) -> String {
@@ -356,11 +359,7 @@ async fn invokes_answer_messages_with_their_headers() {
     // Over the cap by its declared length: refused before the body is sent.
     let declared = exchange(
         h.addr(),
-        format!(
-            "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-            DEFAULT_MAX_BODY_BYTES + 1
-        )
-        .as_bytes(),
+        invoke_head(DEFAULT_MAX_BODY_BYTES + 1, "").as_bytes(),
     )
     .await;
     assert_eq!(
@@ -696,9 +695,7 @@ async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
     let h = Harness::start_with(1, None, &[], limits).await;
     // Headers and the first bytes of a 100-byte body, then nothing.
     let mut stalled = TcpStream::connect(h.addr()).await.expect("connect");
-    let head = format!(
-        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"v\":2,"
-    );
+    let head = format!("{}{{\"v\":2,", invoke_head(100, ""));
     stalled.write_all(head.as_bytes()).await.expect("write");
     // The only slot is taken meanwhile.
     wait_until(|| h.listening.service().admission().in_flight() == 1).await;
@@ -718,9 +715,7 @@ async fn uploads_in_flight_are_not_refused_by_the_queue_budget() {
     let h = Harness::start(1000, None, &[]).await;
     // Eight heads declaring the largest body, 80 MiB in all, and the first byte of each: with
     // nothing queued for the runner they are all read, as TypeScript reads them.
-    let head = format!(
-        "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {TOKEN}\r\ncontent-type: application/json\r\ncontent-length: {DEFAULT_MAX_BODY_BYTES}\r\n\r\n{{"
-    );
+    let head = format!("{}{{", invoke_head(DEFAULT_MAX_BODY_BYTES, ""));
     let mut uploads = Vec::new();
     for admitted in 1..=8 {
         let mut upload = TcpStream::connect(h.addr()).await.expect("connect");
