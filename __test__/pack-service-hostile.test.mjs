@@ -478,6 +478,48 @@ test("requests Node's HTTP server refuses before any handler runs are refused al
   }
 });
 
+test('Expect is read as Node reads it: HTTP/1.1 only, the word anywhere in its values', async () => {
+  const { service, port } = await start();
+  const server = createServer(service.handle);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const body = call('sync-throw');
+    const request = (version, expect) =>
+      `POST /v1/invoke HTTP/${version}\r\nhost: x\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-type: application/json\r\n` +
+      `${expect.map((value) => `expect: ${value}\r\n`).join('')}content-length: ${body.length}\r\n\r\n${body}`;
+    // [version, Expect values, the final status, whether both write `100 Continue` first]
+    const cases = [
+      ['1.1', ['100-continue'], '200', true],
+      ['1.1', ['100-Continue'], '200', true],
+      ['1.1', ['foo'], '417', false],
+      ['1.1', ['100-continues'], '417', false],
+      ['1.1', ['x100-continue'], '417', false],
+      ['1.1', [''], '417', false],
+      // Node writes its 100 for these; hyper only for a last value that is the word alone.
+      ['1.1', ['100-continue, foo'], '200', undefined],
+      ['1.1', ['100-continue', 'foo'], '200', undefined],
+      ['1.1', ['foo', '100-continue'], '200', true],
+      ['1.0', ['foo'], '200', false],
+      ['1.0', ['100-continue'], '200', false],
+    ];
+    const statuses = (answer) => [...answer.matchAll(/HTTP\/1\.[01] (\d{3})/g)].map((m) => m[1]);
+    for (const [version, expect, status, continued] of cases) {
+      const bytes = request(version, expect);
+      const [ours, nodes] = await Promise.all([raw(port, bytes, 400), raw(server.address().port, bytes, 400)]);
+      const name = `HTTP/${version} ${JSON.stringify(expect)}`;
+      assert.equal(statuses(ours).at(-1), status, `${name}: ${ours}`);
+      assert.equal(statuses(nodes).at(-1), status, `${name} (Node): ${nodes}`);
+      if (continued !== undefined) {
+        assert.equal(statuses(ours)[0] === '100', continued, `${name}: ${ours}`);
+        assert.equal(statuses(nodes)[0] === '100', continued, `${name} (Node): ${nodes}`);
+      }
+    }
+  } finally {
+    server.close();
+    await service.stop(100);
+  }
+});
+
 test('out of file descriptors, the accept loop waits instead of spinning, then serves again', { skip: process.platform !== 'linux' }, async () => {
   const script = `
     import { connect } from 'node:net';

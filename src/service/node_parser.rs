@@ -89,13 +89,31 @@ pub fn node_refusal<B>(req: &Request<B>) -> Option<NodeRefusal> {
     if method == Method::CONNECT {
         return Some(NodeRefusal::Drop);
     }
-    if req.version() == Version::HTTP_11 && !headers.contains_key(HOST) {
+    if req.version() != Version::HTTP_11 {
+        // Node reads `Host` and `Expect` on HTTP/1.1 requests only.
+        return None;
+    }
+    if !headers.contains_key(HOST) {
         return Some(NodeRefusal::BadRequest);
     }
-    let unmet_expectation = headers
-        .get(EXPECT)
-        .is_some_and(|expect| !expect.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    // Node joins repeated `Expect` headers and searches the whole for the word: one value
+    // naming it is enough.
+    let mut expectations = headers.get_all(EXPECT).iter().peekable();
+    let unmet_expectation = expectations.peek().is_some()
+        && !expectations.any(|expect| names_continue(expect.as_bytes()));
     unmet_expectation.then_some(NodeRefusal::ExpectationFailed)
+}
+
+/// Whether Node's `/(?:^|\W)100-continue(?:$|\W)/i` finds the word in `value`: anywhere, and
+/// not joined to a letter, a digit or `_` on either side.
+fn names_continue(value: &[u8]) -> bool {
+    const WORD: &[u8] = b"100-continue";
+    let apart = |byte: Option<&u8>| byte.is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_'));
+    value.windows(WORD.len()).enumerate().any(|(at, window)| {
+        window.eq_ignore_ascii_case(WORD)
+            && apart(at.checked_sub(1).and_then(|before| value.get(before)))
+            && apart(value.get(at + WORD.len()))
+    })
 }
 
 /// What Node counts against `maxHeaderSize`: the target, and each header's name and value.
@@ -151,6 +169,18 @@ mod tests {
             None
         );
         assert_eq!(node_refusal(&request("GET", Version::HTTP_10, &[])), None);
+        // The word anywhere in any of the values, as Node's pattern finds it.
+        for expect in [
+            &[("expect", "100-continue, foo")][..],
+            &[("expect", "foo;100-CONTINUE")],
+            &[("expect", "foo"), ("expect", "100-continue")],
+        ] {
+            let headers = [&[("host", "x")], expect].concat();
+            assert_eq!(http11("POST", &headers), None, "{expect:?}");
+        }
+        // Node reads `Expect` on HTTP/1.1 only.
+        let http10 = request("POST", Version::HTTP_10, &[("expect", "foo")]);
+        assert_eq!(node_refusal(&http10), None);
     }
 
     #[test]
@@ -168,10 +198,13 @@ mod tests {
         let listed = [("host", "x"), ("transfer-encoding", "chunked, Chunked")];
         assert_eq!(http11("POST", &listed), bad);
         assert_eq!(http11("CONNECT", &[("host", "x")]), Some(NodeRefusal::Drop));
-        assert_eq!(
-            http11("GET", &[("host", "x"), ("expect", "foo")]),
-            Some(NodeRefusal::ExpectationFailed)
-        );
+        for expect in ["foo", "", "100-continues", "x100-continue", "100-continue_"] {
+            assert_eq!(
+                http11("GET", &[("host", "x"), ("expect", expect)]),
+                Some(NodeRefusal::ExpectationFailed),
+                "{expect:?}"
+            );
+        }
     }
 
     #[test]
