@@ -17,7 +17,7 @@ use hyper::header::{
 };
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -244,6 +244,7 @@ async fn connection<H: Handler>(
         let handler = Arc::clone(&handler);
         let peer = Arc::clone(&peer);
         let keeps_alive = keeps_alive(&req);
+        let version = req.version();
         async move {
             let mut response = match node_refusal(&req) {
                 Some(refusal) => refused(refusal, req).await?,
@@ -268,6 +269,11 @@ async fn connection<H: Handler>(
                 } else {
                     headers.insert(CONNECTION, HeaderValue::from_static("close"));
                 }
+            }
+            // hyper answers an HTTP/1.0 request as HTTP/1.0, but first fixes its `Connection`
+            // by the response's own version: left at 1.1, a `close` became `close, keep-alive`.
+            if version == Version::HTTP_10 {
+                *response.version_mut() = Version::HTTP_10;
             }
             Ok::<_, Unanswered>(response)
         }
