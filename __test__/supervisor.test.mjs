@@ -1,7 +1,8 @@
 // createPackServiceSupervisor with real children (this package's kindgi-pack-service): the
 // front and its probes, forwarding, a swap with a call in flight, a failed boot that keeps the
-// old child, a crash mid-call (502, then a restart), restarts given up on, the relay without
-// HTTP, bad options, and a process that exits after close().
+// old child, a crash mid-call (502, then a restart), restarts given up on, raw requests
+// answered through the front as the child answers them, the relay without HTTP, bad options,
+// and a process that exits after close().
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
 import { frontClient } from './helpers/front-client.mjs';
 import { processesNaming } from './helpers/processes.mjs';
-import { randomCases, sendRandomRequests } from './helpers/random-requests.mjs';
+import { comparable, exchange, randomRawRequest } from './helpers/raw-exchange.mjs';
+import { randomCases, rng, sendRandomRequests } from './helpers/random-requests.mjs';
 import { until } from './helpers/until.mjs';
 import { packFolder } from './helpers/local-pack.mjs';
 
@@ -141,6 +143,32 @@ test('random requests through the front get the answers the child gives, and the
     assert.deepEqual(events.filter((e) => e.kind === 'exited' || e.kind === 'restarting'), [], 'the child never went');
     const after = await frontClient(front, sup.token).invoke('fixture.echo', { text: 'hi' });
     assert.equal(after.text, '{"v":2,"kind":"result","output":{"text":"hi","n":1}}');
+  } finally {
+    await sup.close();
+  }
+});
+
+test('raw requests get the same answers through the front as from the child itself', async () => {
+  // The seeded raw requests of pack-service-transport (odd methods, targets, versions,
+  // headers, framing, Expect, pieces, a second request behind), each to the front and straight
+  // to the child, which takes the same token: the front refuses what the child would refuse,
+  // in the same words, and passes on the rest, whose answers come back as the child gave them.
+  const sup = createPackServiceSupervisor({ command, moduleRoot: packRoot, env });
+  try {
+    const front = await sup.listen();
+    const started = await sup.start(join(packRoot, 'index.json'));
+    assert.equal(started.kind, 'ok');
+    const r = rng(0x66726f6e74);
+    const cases = randomCases(300);
+    const forwarded = { answers: 0 };
+    for (let i = 0; i < cases; i += 1) {
+      const { chunks, answers, head } = randomRawRequest(r, sup.token);
+      const [through, direct] = await Promise.all([exchange(front.port, chunks, answers, head), exchange(started.value.port, chunks, answers, head)]);
+      const sent = JSON.stringify(Buffer.concat(chunks).toString('latin1'));
+      assert.deepEqual(comparable(through), comparable(direct), `case ${i}: ${sent}`);
+      forwarded.answers += through.out.filter((answer) => answer.headers.some(([name]) => name === 'kindgi-duration-ms')).length;
+    }
+    assert.ok(forwarded.answers > cases / 10, `only ${forwarded.answers} answers came from the child`);
   } finally {
     await sup.close();
   }
