@@ -85,7 +85,7 @@ export function exchange(port, chunks, answers, head = false) {
 const message = (tool, input) => JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't', runId: 'r' } });
 
 /**
- * Seeded random raw request bytes for the fixture pack (js-pack), in one or two pieces, with how
+ * Seeded random raw request bytes for the fixture pack (js-pack), in one to five pieces, with how
  * many answers it is to get and whether it is a HEAD. Left out are the requests the README
  * lists as read differently by hyper and by Node ("HTTP parsing is hyper's, not Node's").
  */
@@ -152,7 +152,8 @@ export function randomRawRequest(r, token) {
       r.pick([
         'kindgi-timeout-ms: 1000', 'kindgi-timeout-ms: 0', 'kindgi-timeout-ms: 1e3', 'kindgi-timeout-ms: ', 'kindgi-run-id: r',
         'kindgi-request-id: q', 'traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', 'traceparent: junk',
-        'kindgi-protocol: 2', 'x-a: \u00e9', 'x-b:\tv\t', 'x-e: a\r\n b', 'x-f', 'x-d : space before colon', 'x-g: \x7f',
+        'kindgi-protocol: 2', 'kindgi-tenant-id: t', 'x-a: \u00e9', 'x-a: \u00c3\u00a9', 'x-b:\tv\t', 'x-e: a\r\n b', 'x-f',
+        'x-d : space before colon', 'x-g: \x7f', 'x-n: a\x00b', 'x-c: a:b', 'X-Upper: v', `x-long: ${'v'.repeat(9000)}`,
       ]),
     );
   }
@@ -166,11 +167,10 @@ export function randomRawRequest(r, token) {
     bytes = Buffer.concat([bytes, Buffer.from(`POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${token}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(second)}\r\n\r\n${second}`)]);
     answers = 2;
   }
-  if (r.oneIn(4)) {
-    const at = 1 + r.below(bytes.length - 1);
-    return { chunks: [bytes.subarray(0, at), bytes.subarray(at)], answers, head: method === 'HEAD' };
-  }
-  return { chunks: [bytes], answers, head: method === 'HEAD' };
+  // Sometimes in up to five pieces, cut anywhere.
+  const cuts = r.oneIn(4) ? [...new Set(Array.from({ length: 1 + r.below(4) }, () => 1 + r.below(bytes.length - 1)))].sort((a, b) => a - b) : [];
+  const chunks = [0, ...cuts].map((at, i) => bytes.subarray(at, cuts[i] ?? bytes.length));
+  return { chunks, answers, head: method === 'HEAD' };
 }
 
 /** What two servers are to agree on: each response's status, header set and body, and the ending. */
