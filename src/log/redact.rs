@@ -57,12 +57,20 @@ pub fn is_secret_key(key: &str) -> bool {
     SECRET_KEY_ENDINGS.iter().any(|end| normal.ends_with(end))
 }
 
-/// Whether `text` may hold a secret shape; most strings are passed over on this alone.
+/// Whether `text` may hold a secret shape (`kgi_`, `://` or `bearer` in any case); most
+/// strings are passed over on this alone, in one pass over their bytes.
 fn may_hold_secret(text: &str) -> bool {
     let bytes = text.as_bytes();
-    text.contains("kgi_")
-        || text.contains("://")
-        || bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"bearer"))
+    (0..bytes.len())
+        .filter_map(|at| bytes.get(at..))
+        .any(|rest| match rest.first() {
+            Some(b'k') => rest.starts_with(b"kgi_"),
+            Some(b':') => rest.starts_with(b"://"),
+            Some(b'b' | b'B') => rest
+                .get(..6)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"bearer")),
+            _ => false,
+        })
 }
 
 struct Shapes {
@@ -217,6 +225,30 @@ mod tests {
         }
         for plain in ["tokenCount", "promptTokens", "id", "keyName"] {
             assert!(!is_secret_key(plain), "{plain}");
+        }
+    }
+
+    #[test]
+    fn finds_each_shape_anywhere_in_one_pass() {
+        // The three searches it stands for.
+        let slow = |text: &str| {
+            text.contains("kgi_")
+                || text.contains("://")
+                || text
+                    .as_bytes()
+                    .windows(6)
+                    .any(|w| w.eq_ignore_ascii_case(b"bearer"))
+        };
+        let parts = [
+            "", "k", "kgi", "kgi_", ":/", "://", "b", "Bea", "BeArEr", "bearer", "é", "x",
+        ];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    let text = format!("{a}{b}{c}");
+                    assert_eq!(may_hold_secret(&text), slow(&text), "{text:?}");
+                }
+            }
         }
     }
 
