@@ -23,10 +23,9 @@ export function responses(text, head = false) {
     const value = (name) => headers.find(([n]) => n === name)?.[1];
     let body = '';
     let next = end + 4;
-    const bodiless = head && !out.some((r) => r.status >= 200);
-    if (status >= 200 && bodiless) {
-      // No body follows.
-    } else if (status >= 200 && value('transfer-encoding') === 'chunked') {
+    // An interim answer has no body, nor has the answer to a HEAD.
+    const bodiless = status < 200 || (head && !out.some((r) => r.status >= 200));
+    if (!bodiless && value('transfer-encoding') === 'chunked') {
       for (;;) {
         const size = rest.indexOf('\r\n', next);
         if (size < 0) return { out, partial: rest };
@@ -36,7 +35,7 @@ export function responses(text, head = false) {
         next = size + 2 + length + 2;
         if (length === 0) break;
       }
-    } else if (status >= 200) {
+    } else if (!bodiless) {
       const length = Number(value('content-length') ?? 0);
       if (rest.length < next + length) return { out, partial: rest };
       body = rest.slice(next, next + length);
@@ -126,14 +125,13 @@ export function randomRawRequest(r, token) {
   const hex = body.length.toString(16);
   // A transfer coding on HTTP/1.0 is read differently (README).
   switch (version === 'HTTP/1.0' ? 7 : r.below(8)) {
-    case 0:
+    case 0: {
       headers.push(r.pick(['transfer-encoding: chunked', 'Transfer-Encoding: Chunked', 'transfer-encoding: gzip, chunked']));
-      {
-        // One chunk (none for an empty body), the last chunk, maybe a trailer.
-        const chunk = body.length === 0 ? '' : `${r.pick([hex, `${hex};ext=1`, hex.toUpperCase(), `0${hex}`])}\r\n${body.toString('latin1')}\r\n`;
-        tail = Buffer.from(`${chunk}0\r\n${r.oneIn(2) ? 'x-trailer: 1\r\n' : ''}\r\n`, 'latin1');
-      }
+      // One chunk (none for an empty body), the last chunk, maybe a trailer.
+      const chunk = body.length === 0 ? '' : `${r.pick([hex, `${hex};ext=1`, hex.toUpperCase(), `0${hex}`])}\r\n${body.toString('latin1')}\r\n`;
+      tail = Buffer.from(`${chunk}0\r\n${r.oneIn(2) ? 'x-trailer: 1\r\n' : ''}\r\n`, 'latin1');
       break;
+    }
     case 1:
       headers.push(r.pick([`content-length: ${body.length} `, `content-length: 0${body.length}`, 'content-length: -1', 'content-length: x', `content-length: ${body.length}\r\ncontent-length: ${body.length + 1}`]));
       tail = body;
