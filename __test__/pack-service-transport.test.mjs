@@ -19,9 +19,9 @@ import { randomCases, rng } from './helpers/random-requests.mjs';
 const TOKEN = 'transport-token';
 const packDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'js-pack');
 
-async function serveBoth() {
+async function serveBoth(options = {}) {
   const index = JSON.parse(await readFile(join(packDir, 'index.json'), 'utf8'));
-  const service = createPackService({ index, token: TOKEN, env: {}, resolveModule: (modulePath) => join(packDir, modulePath) });
+  const service = createPackService({ index, token: TOKEN, env: {}, resolveModule: (modulePath) => join(packDir, modulePath), ...options });
   assert.deepEqual(await service.prewarm(), []);
   const hyperPort = await service.listen(0, '127.0.0.1');
   const server = createServer(service.handle);
@@ -52,6 +52,28 @@ test('HTTP/1.0 requests get the same answers and connection handling from hyper 
       assert.deepEqual(comparable(ours), comparable(nodes), JSON.stringify(bytes));
       assert.equal(ours.out.length, answers, JSON.stringify(bytes));
     }
+  } finally {
+    await stop();
+  }
+});
+
+test('pipelined calls run one after another on hyper, side by side behind Node (a README difference)', async () => {
+  const { hyperPort, nodePort, stop } = await serveBoth({ maxConcurrency: 2 });
+  try {
+    const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.sleep' }, input: { ms: 200 }, ctx: { tenantId: 't', runId: 'r' } });
+    const call = `POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    const six = call.repeat(6);
+    // One after the other: both transports share the service and its cap.
+    const nodes = await exchange(nodePort, [six], 6);
+    const ours = await exchange(hyperPort, [six], 6);
+    // hyper reads the next call once the one before is answered: all six run.
+    assert.deepEqual(ours.out.map((answer) => answer.status), [200, 200, 200, 200, 200, 200]);
+    // Node's server hands all six to the service at once: at most the cap's two run (which
+    // two is the README's race between uploads and handlers), the rest are refused.
+    const statuses = nodes.out.map((answer) => answer.status);
+    assert.equal(statuses.length, 6);
+    assert.ok(statuses.filter((status) => status === 200).length <= 2, `${statuses}`);
+    assert.deepEqual(new Set(statuses), new Set([200, 503]), `${statuses}`);
   } finally {
     await stop();
   }
