@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'node:http';
 import { createPackService } from '../lib/pack-service.js';
+import { behindNode } from './helpers/behind-node.mjs';
 import { randomCases, send, sendRandomRequests } from './helpers/random-requests.mjs';
 
 const TOKEN = 'random-token';
@@ -27,14 +27,7 @@ async function serve(transport) {
   });
   assert.deepEqual(await service.prewarm(), []);
   if (transport === 'listen') return { service, port: await service.listen(0, '127.0.0.1'), stop: () => service.stop(100) };
-  const server = createServer(service.handle);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await service.stop(100);
-  };
-  return { service, port: server.address().port, stop };
+  return { service, ...(await behindNode(service)) };
 }
 
 for (const transport of ['listen', 'handle']) {

@@ -8,11 +8,11 @@
 // the bodiless refusals (Node's are chunked). KINDGI_RANDOM_CASES runs more.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService } from '../lib/pack-service.js';
+import { behindNode } from './helpers/behind-node.mjs';
 import { comparable, exchange, randomRawRequest } from './helpers/raw-exchange.mjs';
 import { randomCases, rng } from './helpers/random-requests.mjs';
 
@@ -24,14 +24,8 @@ async function serveBoth(options = {}) {
   const service = createPackService({ index, token: TOKEN, env: {}, resolveModule: (modulePath) => join(packDir, modulePath), ...options });
   assert.deepEqual(await service.prewarm(), []);
   const hyperPort = await service.listen(0, '127.0.0.1');
-  const server = createServer(service.handle);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await service.stop(100);
-  };
-  return { hyperPort, nodePort: server.address().port, stop };
+  const { port: nodePort, stop } = await behindNode(service);
+  return { hyperPort, nodePort, stop };
 }
 
 test('HTTP/1.0 requests get the same answers and connection handling from hyper as from Node', async () => {
