@@ -2,7 +2,7 @@
 // pack code loads, the env filter, tenant pinning, missing env and SIGTERM drain.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -412,4 +412,25 @@ test('KINDGI_PACK_TENANT_ID is trimmed (a secret stored with its newline), blank
   assert.deepEqual(invalid.lines.find((l) => l.kind === 'config-invalid').problems, [
     'KINDGI_PACK_TENANT_ID may hold only what an HTTP header can carry: printable ASCII, spaces, tabs and U+0080 to U+00FF (it is matched against kindgi-tenant-id)',
   ]);
+});
+
+test('tokio runs a worker per core but one, and TOKIO_WORKER_THREADS still sets the count', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  const { availableParallelism } = await import('node:os');
+  // tokio names its workers (and its blocking pool, which nothing has used by the listening line).
+  const workers = (pid) => {
+    const tasks = `/proc/${pid}/task`;
+    return readdirSync(tasks).filter((task) => readFileSync(join(tasks, task, 'comm'), 'utf8').trim() === 'tokio-rt-worker').length;
+  };
+  for (const [env, expected] of [[{}, Math.max(1, availableParallelism() - 1)], [{ TOKIO_WORKER_THREADS: '3' }, 3]]) {
+    const run = launch(['--index', indexPath, '--host', '127.0.0.1'], { ...env, ...addon });
+    try {
+      const port = await run.listening;
+      assert.ok(port > 0, 'it listens');
+      assert.equal((await invoke(port, call('fixture.echo', { text: 'hi' }))).status, 200);
+      assert.equal(workers(run.child.pid), expected, JSON.stringify(env));
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+  }
 });

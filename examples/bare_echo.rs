@@ -1,7 +1,7 @@
 //! The bench's ceiling (`npm run bench service`): the least an HTTP/1.1 service on this stack
-//! can do per call. A hyper 1 server on a multi-threaded tokio runtime (the flavour napi-rs
-//! gives the pack service: one worker per core), TCP_NODELAY on, that reads each request's
-//! whole body and answers it back as `application/json`.
+//! can do per call. A hyper 1 server on the tokio runtime the pack service runs on
+//! (`runtime::build`: multi-threaded, a worker per core but one), TCP_NODELAY on, that reads
+//! each request's whole body and answers it back as `application/json`.
 //!
 //! `cargo run --release --example bare_echo [-- --host 127.0.0.1 --port 0]`; once bound it writes
 //! `{"kind":"listening","port":N}` on stderr, as the pack service processes do.
@@ -35,8 +35,11 @@ fn flag(args: &[String], name: &str) -> Option<String> {
     args.get(at + 1).cloned()
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
+fn main() -> std::io::Result<()> {
+    kindgi_handler_runtime_native::runtime::build()?.block_on(serve_until_killed())
+}
+
+async fn serve_until_killed() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let host = flag(&args, "--host").unwrap_or_else(|| "127.0.0.1".into());
     let port: u16 = flag(&args, "--port")

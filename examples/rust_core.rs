@@ -32,8 +32,11 @@ impl Runner for Echo {
     }
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
+fn main() -> std::io::Result<()> {
+    kindgi_handler_runtime_native::runtime::build()?.block_on(serve_until_killed())
+}
+
+async fn serve_until_killed() -> std::io::Result<()> {
     let path = std::env::args().nth(1).unwrap_or_default();
     let text = std::fs::read_to_string(&path)?;
     let index: serde_json::Value = serde_json::from_str(&text).map_err(std::io::Error::other)?;

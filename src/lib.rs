@@ -12,6 +12,7 @@ pub mod js;
 pub mod json;
 pub mod log;
 pub mod protocol;
+pub mod runtime;
 pub mod service;
 pub mod supervisor;
 pub mod validate;

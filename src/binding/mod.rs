@@ -18,14 +18,25 @@ mod validate;
 // sources libmimalloc-sys builds; its Rust constants leave this one out).
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 
-/// Runs when Node loads the addon, before its first allocation. mimalloc commits a whole arena
-/// up front by default, advised as transparent huge pages: 6 MB more idle RSS than glibc, and a
-/// higher peak under 100 KB calls (150-170 MB against 125-135 MB without it; glibc 110 MB).
-/// What it buys is a first call after boot about 0.25 ms sooner (it commits no pages on its
-/// way); req/s under load is the same. Purging freed pages at once as well (`purge_delay` 0)
-/// brought the peak to 112 MB but cost a few percent of req/s, so it is left at mimalloc's
-/// 10 ms. A `MIMALLOC_*` variable in the environment still wins (README, *Memory*).
+/// Runs when Node loads the addon, before its first allocation: the allocator's setting, then
+/// the tokio runtime napi-rs would otherwise build on first use with a worker on every core.
 #[napi_derive::module_init]
+fn on_load() {
+    tune_allocator();
+    // Built now so that napi-rs takes it instead of its own; should this fail, napi-rs builds
+    // its default on first use, and the service still runs.
+    if let Ok(runtime) = crate::runtime::build() {
+        napi::bindgen_prelude::create_custom_tokio_runtime(runtime);
+    }
+}
+
+/// mimalloc commits a whole arena up front by default, advised as transparent huge pages: 6 MB
+/// more idle RSS than glibc, and a higher peak under 100 KB calls (150-170 MB against 125-135
+/// MB without it; glibc 110 MB). What it buys is a first call after boot about 0.25 ms sooner
+/// (it commits no pages on its way); req/s under load is the same. Purging freed pages at once
+/// as well (`purge_delay` 0) brought the peak to 112 MB but cost a few percent of req/s, so it
+/// is left at mimalloc's 10 ms. A `MIMALLOC_*` variable in the environment still wins (README,
+/// *Memory*).
 fn tune_allocator() {
     // SAFETY: an integer setting, made before the addon starts any thread.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
