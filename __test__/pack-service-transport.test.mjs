@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService } from '../lib/pack-service.js';
 import { behindNode } from './helpers/behind-node.mjs';
-import { comparable, exchange, randomRawRequest } from './helpers/raw-exchange.mjs';
+import { comparable, exchange, sameAnswers } from './helpers/raw-exchange.mjs';
 import { randomCases, rng } from './helpers/random-requests.mjs';
 
 const TOKEN = 'transport-token';
@@ -79,14 +79,10 @@ test('random raw requests get the same answers from hyper as from Node with hand
     const r = rng(0x7472616e73);
     const cases = randomCases(300);
     const statuses = new Map();
-    for (let i = 0; i < cases; i += 1) {
-      const { chunks, answers, head } = randomRawRequest(r, TOKEN);
-      const [ours, nodes] = await Promise.all([exchange(hyperPort, chunks, answers, head), exchange(nodePort, chunks, answers, head)]);
-      const sent = JSON.stringify(Buffer.concat(chunks).toString('latin1'));
-      assert.deepEqual(comparable(ours), comparable(nodes), `case ${i}, in ${chunks.length} piece(s): ${sent}`);
+    await sameAnswers(r, cases, TOKEN, hyperPort, nodePort, (ours, nodes) => {
       const status = nodes.out.at(-1)?.status ?? 0;
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
+    });
     console.log('final statuses (0: closed with none):', JSON.stringify([...statuses].sort()));
     // The requests reach every layer: calls that run, the service's refusals and Node's.
     for (const status of [200, 400, 401, 404, 405, 415]) assert.ok(statuses.get(status) > 0, `no ${status} among ${cases} cases`);

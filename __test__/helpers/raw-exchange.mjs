@@ -1,6 +1,7 @@
 // Raw HTTP/1.1 exchanges for the transport tests: the bytes of a request sent as they are, the
 // answers read back and cut into responses, and seeded random requests whose answers Node's
 // server and ours are to give alike.
+import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 
 /**
@@ -194,4 +195,19 @@ export function comparable({ out, partial, how }, { inOrder = false } = {}) {
     return { status, headers: kept, body };
   });
   return { answers, partial, how };
+}
+
+/**
+ * Sends `cases` seeded random requests (`randomRawRequest(r, token)`) to `portA` and `portB`
+ * at once, each case's two exchanges alike (`comparable`) or it fails with the bytes sent;
+ * `each(a, b)` sees both exchanges of every case.
+ */
+export async function sameAnswers(r, cases, token, portA, portB, each) {
+  for (let i = 0; i < cases; i += 1) {
+    const { chunks, answers, head } = randomRawRequest(r, token);
+    const [a, b] = await Promise.all([exchange(portA, chunks, answers, head), exchange(portB, chunks, answers, head)]);
+    const sent = JSON.stringify(Buffer.concat(chunks).toString('latin1'));
+    assert.deepEqual(comparable(a), comparable(b), `case ${i}, in ${chunks.length} piece(s): ${sent}`);
+    each(a, b);
+  }
 }
