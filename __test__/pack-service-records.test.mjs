@@ -118,6 +118,11 @@ test('REC 56-65: lifecycle, call and ctx.log records; the context hides secrets 
   assert.equal('event' in own, false);
   // An Error under `err` is serialised, without its stack below error level with debug off.
   assert.deepEqual(own.err, { name: 'Error', message: 'tool trouble' });
+  // The call record (made into its line on the log's own thread) comes after the tool's own
+  // line, and bears a time no earlier.
+  const all = records(proc.lines);
+  assert.ok(all.findIndex((r) => r.message === own.message) < all.findIndex((r) => r.kind === 'call'));
+  assert.ok(Date.parse(own.time) <= Date.parse(call.time));
   // 65
   assert.ok(proc.lines.every((line) => !line.includes(SECRET)));
 

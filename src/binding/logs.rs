@@ -4,7 +4,7 @@
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates};
-use crate::log::{stderr_sink, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
+use crate::log::{stderr_sink, LaterLine, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
@@ -95,6 +95,12 @@ impl LineSink for RestoringSink {
 
     fn write_kept(&self, line: &str) {
         self.0.write_kept(&restore_lone_surrogates(line));
+    }
+
+    fn write_later(&self, line: LaterLine) {
+        self.0.write_later(Box::new(move || {
+            restore_lone_surrogates(&line()).into_owned()
+        }));
     }
 
     fn flush(&self) {

@@ -18,7 +18,8 @@ struct Shared {
 pub struct Logger {
     shared: Arc<Shared>,
     bindings: Arc<Entries>,
-    subsystem: String,
+    /// Shared: a record made later carries its logger along.
+    subsystem: Arc<str>,
     threshold: Level,
 }
 
@@ -39,9 +40,9 @@ impl Logger {
     }
 
     fn build(shared: Arc<Shared>, bindings: Entries) -> Logger {
-        let subsystem = match bindings.get("subsystem") {
-            Some(Value::String(name)) if !name.is_empty() => name.clone(),
-            _ => "root".to_owned(),
+        let subsystem: Arc<str> = match bindings.get("subsystem") {
+            Some(Value::String(name)) if !name.is_empty() => name.as_str().into(),
+            _ => "root".into(),
         };
         let threshold = shared
             .settings
@@ -145,7 +146,15 @@ impl Logger {
         }
         let fields: Vec<(&str, &Value)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let in_message: Vec<&str> = in_message.iter().map(String::as_str).collect();
-        let line = self.line(level, &self.subsystem, message, None, &fields, &in_message);
+        let line = self.line(
+            SystemTime::now(),
+            level,
+            &self.subsystem,
+            message,
+            None,
+            &fields,
+            &in_message,
+        );
         if kept {
             self.shared.sink.write_kept(&line);
         } else {
@@ -166,18 +175,63 @@ impl Logger {
         if level < self.child_threshold(more) {
             return;
         }
+        let line = self.child_line(SystemTime::now(), more, level, message, fields, in_message);
+        self.shared.sink.write(&line);
+    }
+
+    /// [`Logger::log_as_child`] with the line made later, on the sink's writer thread where
+    /// it has one: `make` gives [`LaterRecord::line`] the message and fields there. The level
+    /// is checked, and the record's time taken, now.
+    pub fn log_as_child_later(
+        &self,
+        more: Arc<Map<String, Value>>,
+        level: Level,
+        make: impl FnOnce(&LaterRecord) -> String + Send + 'static,
+    ) {
+        if level < self.child_threshold(&more) {
+            return;
+        }
+        let record = LaterRecord {
+            logger: self.clone(),
+            more,
+            level,
+            time: SystemTime::now(),
+        };
+        self.shared
+            .sink
+            .write_later(Box::new(move || make(&record)));
+    }
+
+    /// The line of a record of the child with `more`.
+    fn child_line(
+        &self,
+        time: SystemTime,
+        more: &Map<String, Value>,
+        level: Level,
+        message: &str,
+        fields: &[(&str, &Value)],
+        in_message: &[&str],
+    ) -> String {
         let subsystem = match more.get("subsystem") {
             Some(Value::String(name)) if !name.is_empty() => name.as_str(),
-            _ => self.subsystem.as_str(),
+            _ => &self.subsystem,
         };
-        let line = self.line(level, subsystem, message, Some(more), fields, in_message);
-        self.shared.sink.write(&line);
+        self.line(
+            time,
+            level,
+            subsystem,
+            message,
+            Some(more),
+            fields,
+            in_message,
+        )
     }
 
     /// The record's line in the logger's format.
     #[allow(clippy::too_many_arguments)]
     fn line(
         &self,
+        time: SystemTime,
         level: Level,
         subsystem: &str,
         message: &str,
@@ -185,7 +239,6 @@ impl Logger {
         fields: &[(&str, &Value)],
         in_message: &[&str],
     ) -> String {
-        let time = SystemTime::now();
         if self.shared.settings.format == LogFormat::Json {
             // The bindings, then `more`, then the fields: a later name takes an earlier one's
             // place, as object spread does.
@@ -225,6 +278,24 @@ impl Logger {
     }
 }
 
+/// A record of a logger's child, level and time set, waiting for its message and fields
+/// ([`Logger::log_as_child_later`]).
+pub struct LaterRecord {
+    logger: Logger,
+    more: Arc<Map<String, Value>>,
+    level: Level,
+    time: SystemTime,
+}
+
+impl LaterRecord {
+    /// The record's line, as [`Logger::log_as_child`] would have written it when it was made.
+    pub fn line(&self, message: &str, fields: &[(&str, &Value)], in_message: &[&str]) -> String {
+        self.logger.child_line(
+            self.time, &self.more, self.level, message, fields, in_message,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +315,37 @@ mod tests {
             Value::Object(map) => map,
             _ => Map::new(),
         }
+    }
+
+    #[test]
+    fn a_record_made_later_is_the_record_written_now() {
+        let (root, lines) = capture(LogSettings {
+            level: Level::Info,
+            levels: SubsystemLevels::parse("pack.quiet=warn").unwrap(),
+            format: LogFormat::Json,
+        });
+        let pack = root.child(object(json!({"subsystem": "pack", "packId": "p"})));
+        let more = object(json!({"subsystem": "pack.tool", "runId": "r", "packId": "q"}));
+        let n = Value::from(7);
+        pack.log_as_child(&more, Level::Info, "seven", &[("n", &n)], &["n"]);
+        pack.log_as_child_later(Arc::new(more), Level::Info, |record| {
+            record.line("seven", &[("n", &Value::from(7))], &["n"])
+        });
+        // Below the child's level: dropped without being made.
+        let quiet = Arc::new(object(json!({"subsystem": "pack.quiet"})));
+        pack.log_as_child_later(quiet, Level::Info, |_| panic!("made"));
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 2);
+        let [now, later] = [&lines[0], &lines[1]].map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            record.as_object_mut().unwrap().remove("time");
+            record
+        });
+        assert_eq!(now, later);
+        assert_eq!(
+            (&later["subsystem"], &later["packId"]),
+            (&json!("pack.tool"), &json!("q"))
+        );
     }
 
     #[test]

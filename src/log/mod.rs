@@ -12,4 +12,4 @@ pub mod sink;
 pub use levels::Level;
 pub use logger::Logger;
 pub use settings::{LogEnv, LogFormat, LogSettings};
-pub use sink::{stderr_sink, LineSink, Sink};
+pub use sink::{stderr_sink, LaterLine, LineSink, Sink};

@@ -26,10 +26,19 @@ pub trait LineSink: Send + Sync {
     fn write_kept(&self, line: &str) {
         self.write(line);
     }
+    /// Queues a record made into its line later, in its place among the others; dropped as
+    /// [`LineSink::write`] drops lines. Without a writer thread it is made now.
+    fn write_later(&self, line: LaterLine) {
+        self.write(&line());
+    }
     /// Writes out whatever is queued before returning, waiting at most [`FLUSH_WAIT`] for a
     /// reader that is behind.
     fn flush(&self) {}
 }
+
+/// A record whose line is made when it is written: a sink with a writer thread makes it there,
+/// so the thread that logged pays for the move alone.
+pub type LaterLine = Box<dyn FnOnce() -> String + Send>;
 
 impl<F: Fn(&str) + Send + Sync> LineSink for F {
     fn write(&self, line: &str) {
@@ -52,6 +61,10 @@ pub const FLUSH_WAIT: Duration = Duration::from_millis(250);
 /// second, at ordinary rates far longer, and nothing is lost; an unbounded queue would grow
 /// for as long as nothing reads stderr.
 pub const QUEUE_BUDGET: usize = 16 * 1024 * 1024;
+
+/// What a record not yet made into its line counts for against the budget (and in the totals
+/// a flush compares): about a call record's length.
+const LATER_BYTES: usize = 512;
 
 /// The record written where records were dropped: `@kindgi/log`'s shape, subsystem `pack`,
 /// level warn, the count as `dropped`, in the format of the service's other lines. Written
@@ -156,6 +169,8 @@ fn wait_writable<T>(_: &T) -> io::Result<()> {
 #[derive(Default)]
 struct Queue {
     bytes: Vec<u8>,
+    /// Records to be made into lines, each with its place: the length of `bytes` when it came.
+    later: Vec<(usize, LaterLine)>,
     /// Bytes taken by a write still going: still held, so still counted against the budget.
     in_flight: usize,
     /// Records dropped since the writer last took the queue. While any are, every record is
@@ -171,7 +186,12 @@ struct Queue {
 
 impl Queue {
     fn idle(&self) -> bool {
-        self.bytes.is_empty() && self.dropped == 0
+        self.bytes.is_empty() && self.later.is_empty() && self.dropped == 0
+    }
+
+    /// The bytes held, records to be made counted at [`LATER_BYTES`].
+    fn held(&self) -> usize {
+        self.bytes.len() + self.later.len() * LATER_BYTES + self.in_flight
     }
 
     /// Ends a gap of dropped records: their count is queued where they were.
@@ -221,15 +241,17 @@ impl Batched {
     /// Takes what is queued, the count of dropped records included, and writes it (on the
     /// writer thread, the only one that writes).
     fn write_queued(&self) {
-        let bytes = {
+        let (bytes, later) = {
             let mut queue = lock(&self.queue);
             queue.close_gap(*lock(&self.format));
             let bytes = std::mem::take(&mut queue.bytes);
+            let later = std::mem::take(&mut queue.later);
             // Counted as they leave the queue, so the budget holds in between.
-            queue.in_flight = bytes.len();
-            bytes
+            queue.in_flight = bytes.len() + later.len() * LATER_BYTES;
+            (bytes, later)
         };
-        let taken = bytes.len() as u64;
+        let taken = (bytes.len() + later.len() * LATER_BYTES) as u64;
+        let bytes = with_later_lines(bytes, later);
         if !bytes.is_empty() {
             // A sink that fails (a reader gone, a full disk) must never fail the code that
             // logged.
@@ -260,19 +282,31 @@ impl Batched {
         }
     }
 
-    /// Queues `line`; a record (not `kept`) past the budget is dropped and counted.
-    fn enqueue(&self, line: &str, kept: bool) {
+    /// Queues `line` (or, for [`Line::Later`], the record to make it from); a record (not
+    /// `Kept`) past the budget is dropped and counted.
+    fn enqueue(&self, line: Line) {
         let mut queue = lock(&self.queue);
         let was_idle = queue.idle();
-        let held = queue.bytes.len() + queue.in_flight;
+        let held = queue.held();
+        let length = match &line {
+            Line::Now(text) | Line::Kept(text) => text.len() + 1,
+            Line::Later(_) => LATER_BYTES,
+        };
         // A line bigger than the whole budget still goes when nothing else is held.
-        let over = queue.dropped > 0 || (held > 0 && held + line.len() + 1 > self.budget);
-        if over && !kept {
+        let over = queue.dropped > 0 || (held > 0 && held + length > self.budget);
+        if over && !matches!(line, Line::Kept(_)) {
             queue.dropped += 1;
         } else {
-            // The count stands where the records were, before this kept line.
+            // The count stands where the records were, before this line.
             queue.close_gap(*lock(&self.format));
-            queue.push_line(line);
+            match line {
+                Line::Now(text) | Line::Kept(text) => queue.push_line(text),
+                Line::Later(make) => {
+                    let at = queue.bytes.len();
+                    queue.later.push((at, make));
+                    queue.queued_total += LATER_BYTES as u64;
+                }
+            }
         }
         if was_idle {
             self.queued.notify_one();
@@ -280,13 +314,42 @@ impl Batched {
     }
 }
 
+/// A line for [`Batched::enqueue`].
+enum Line<'a> {
+    Now(&'a str),
+    /// Never dropped.
+    Kept(&'a str),
+    Later(LaterLine),
+}
+
+/// `bytes` with each record of `later` made into its line, in its place.
+fn with_later_lines(bytes: Vec<u8>, later: Vec<(usize, LaterLine)>) -> Vec<u8> {
+    if later.is_empty() {
+        return bytes;
+    }
+    let mut out = Vec::with_capacity(bytes.len() + later.len() * LATER_BYTES);
+    let mut copied = 0;
+    for (at, make) in later {
+        out.extend_from_slice(bytes.get(copied..at).unwrap_or_default());
+        copied = at;
+        out.extend_from_slice(make().as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(bytes.get(copied..).unwrap_or_default());
+    out
+}
+
 impl LineSink for Batched {
     fn write(&self, line: &str) {
-        self.enqueue(line, false);
+        self.enqueue(Line::Now(line));
     }
 
     fn write_kept(&self, line: &str) {
-        self.enqueue(line, true);
+        self.enqueue(Line::Kept(line));
+    }
+
+    fn write_later(&self, line: LaterLine) {
+        self.enqueue(Line::Later(line));
     }
 
     fn flush(&self) {
@@ -429,9 +492,12 @@ mod tests {
         let lines = 20_000;
         let writer = std::thread::spawn(move || {
             for n in 0..lines {
-                // Lines from the JS thread (never dropped) keep their place among the rest.
+                // Lines from the JS thread (never dropped) and records made into lines on the
+                // writer's thread keep their place among the rest.
                 if n % 2_000 == 1_999 {
                     sink.write_kept(&numbered(n));
+                } else if n % 3 == 0 {
+                    sink.write_later(Box::new(move || numbered(n)));
                 } else {
                     sink.write(&numbered(n));
                 }
@@ -455,9 +521,13 @@ mod tests {
         let (sink, read) = stalled(budget);
         let lines = 5_000;
         // No reader: the first batch fills the pipe and the writer waits on it; the queue
-        // fills to the budget and the rest is dropped.
+        // fills to the budget and the rest is dropped, records to be made later as well.
         for n in 0..lines {
-            sink.write(&numbered(n));
+            if n % 2 == 0 {
+                sink.write_later(Box::new(move || numbered(n)));
+            } else {
+                sink.write(&numbered(n));
+            }
         }
         let reader = std::thread::spawn(move || read_until(read, "end"));
         sink.write_kept("end");
@@ -508,6 +578,35 @@ mod tests {
             .map(|line| line.len() + 1)
             .sum();
         assert!(kept <= budget + 4096, "{kept} bytes kept");
+    }
+
+    #[test]
+    fn a_flush_waits_for_records_made_on_the_writer_thread() {
+        let (read, write) = pipe();
+        let batched = Arc::new(Batched::new(
+            Output::File(write),
+            QUEUE_BUDGET,
+            LogFormat::Json,
+        ));
+        assert!(start_writer(&batched).is_some());
+        let made = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let on_writer = Arc::clone(&made);
+        let logging = std::thread::current().id();
+        batched.write_later(Box::new(move || {
+            assert_ne!(
+                std::thread::current().id(),
+                logging,
+                "made where it was logged"
+            );
+            on_writer.store(true, std::sync::atomic::Ordering::SeqCst);
+            "later".to_owned()
+        }));
+        batched.write("now");
+        batched.flush();
+        assert!(made.load(std::sync::atomic::Ordering::SeqCst));
+        let mut text = vec![0u8; 64];
+        let n = (&read).read(&mut text).unwrap();
+        assert_eq!(&text[..n], b"later\nnow\n");
     }
 
     #[test]
