@@ -71,3 +71,47 @@ test("a real child's lines: listening with its port, the call as kind call, ctx.
   assert.equal(events.find((e) => e?.message === 'hello from the tool')?.kind, 'record');
   assert.deepEqual(kinds.slice(-2), ['draining', 'stopped']);
 });
+
+test("onEvent's log events carry serviceEvent of their line, and onLog the rest, in the child's order", async () => {
+  const { createPackServiceSupervisor } = await import('../lib/pack-service.js');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  // Every kind of line (the events are read in Rust, and their `log` events made in JS from
+  // the line), many of them, so that they cross to JavaScript in batches.
+  const kinds = [
+    record({ event: 'call', id: 'x', outcome: 'ok' }),
+    record({ kind: 'first', event: 'draining' }),
+    record({ subsystem: 'pack.tool', event: 'listening', port: 1 }),
+    record({ event: 5 }),
+    record({ subsystem: 'pack.tool', text: 'a\ud800', '\udc00': 1 }),
+    '{"time":"t","level":"info","subsystem":"pack","message":"m","__proto__":{"x":1},"event":"call"}',
+    '{"kind":"handler-finished-late","id":"x"}',
+    '{"kind":"mine"}',
+    'plain output',
+    '',
+    '{"time":1,"level":"info","subsystem":"pack","message":"m"}',
+  ];
+  const lines = Array.from({ length: 300 }, (_, i) => kinds[i % kinds.length]);
+  const folder = mkdtempSync(join(tmpdir(), 'kindgi-lines-'));
+  writeFileSync(join(folder, 'lines'), lines.map((line) => `${line}\n`).join(''));
+  const heard = [];
+  const sup = createPackServiceSupervisor({
+    command: ['/bin/sh', '-c', `cat "${join(folder, 'lines')}" >&2; echo '{"kind":"listening","port":1}' >&2; exec sleep 30`],
+    moduleRoot: folder,
+    env: async () => ({ PATH: process.env.PATH ?? '' }),
+    onEvent: (event) => event.kind === 'log' && heard.push(['event', event]),
+    onLog: (line, stream) => heard.push(['log', line, stream]),
+  });
+  try {
+    assert.equal((await sup.start(join(folder, 'index.json'))).kind, 'ok');
+    const expected = lines.map((line) => {
+      const event = serviceEvent(line);
+      return event === undefined ? ['log', line, 'stderr'] : ['event', { kind: 'log', event, line }];
+    });
+    for (let i = 0; i < 500 && heard.length < expected.length; i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(heard, expected);
+    assert.deepEqual(Object.keys(heard[1][1].event).slice(-2), ['kind', 'event'], 'a kind already there keeps its place');
+  } finally {
+    await sup.close();
+  }
+});

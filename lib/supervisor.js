@@ -169,6 +169,20 @@ function checkCommand(command) {
   return command;
 }
 
+/**
+ * The `log` event of a line Rust found to be one of the service's events (`service_event` in
+ * `src/supervisor/lines.rs`, whose rule this repeats): a record's `kind` is its `event` when
+ * it is the service's own (subsystem `pack`, a string `event`) and `record` otherwise; a bare
+ * line from a service from before records keeps its own `kind`.
+ */
+function logEvent(line) {
+  const fields = JSON.parse(line);
+  const record = ['time', 'level', 'subsystem', 'message'].every((key) => typeof fields[key] === 'string');
+  if (!record) return { kind: 'log', event: fields, line };
+  const own = fields.subsystem === 'pack' && typeof fields.event === 'string';
+  return { kind: 'log', event: { ...fields, kind: own ? fields.event : 'record' }, line };
+}
+
 export function createPackServiceSupervisor(options) {
   if (options === null || typeof options !== 'object') {
     throw invalidArgument(`options must be an object, not ${describe(options)}`);
@@ -220,14 +234,19 @@ export function createPackServiceSupervisor(options) {
     };
   }
 
-  // An output line comes as one letter for its stream and the line; an event as JSON.
-  function heard(text) {
-    try {
-      if (text[0] === 'o') onLog?.(text.slice(1), 'stdout');
-      else if (text[0] === 'e') onLog?.(text.slice(1), 'stderr');
-      else onEvent?.(JSON.parse(text));
-    } catch {
-      // A throwing callback must not take the process down.
+  // Lines and events come in batches, one per line of `batch` (no line holds a line feed, and
+  // JSON escapes it): an output line as one letter for its stream and the line, a line that is
+  // one of the service's events as `l` and the line, any other event as JSON.
+  function heard(batch) {
+    for (const text of batch.split('\n')) {
+      try {
+        if (text[0] === 'o') onLog?.(text.slice(1), 'stdout');
+        else if (text[0] === 'e') onLog?.(text.slice(1), 'stderr');
+        else if (text[0] === 'l') onEvent?.(logEvent(text.slice(1)));
+        else onEvent?.(JSON.parse(text));
+      } catch {
+        // A throwing callback must not take the process down, nor the batch's other lines.
+      }
     }
   }
 
@@ -240,6 +259,8 @@ export function createPackServiceSupervisor(options) {
       maxRestarts: restarts(options.maxRestarts),
       restartDelayMs: count(options.restartDelayMs, 'options.restartDelayMs', 500),
       maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', 10 * 1024 * 1024, { min: 1 }),
+      hearsOutput: onLog !== undefined && onLog !== null,
+      hearsEvents: onEvent !== undefined && onEvent !== null,
     },
     ...weakCallbacks(callbacks, 'launch', 'heard'),
   );

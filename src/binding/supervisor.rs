@@ -7,7 +7,7 @@ use crate::binding::pack_service::ListenOutcome;
 use crate::json::{has_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::service::listen::listen;
 use crate::service::server::{serve_handler, Served, HEADERS_WITHIN};
-use crate::supervisor::backlog::Backlog;
+use crate::supervisor::backlog::{Backlog, Batch, Outbox};
 use crate::supervisor::child::ChildSpec;
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
@@ -56,6 +56,10 @@ pub struct NativeSupervisorOptions {
     pub max_restarts: u32,
     pub restart_delay_ms: f64,
     pub max_body_bytes: f64,
+    /// `onLog` was given: the child's output lines cross to JavaScript.
+    pub hears_output: bool,
+    /// `onEvent` was given: the events cross to JavaScript.
+    pub hears_events: bool,
 }
 
 #[napi(object)]
@@ -135,11 +139,11 @@ fn event_json(event: SupervisorEvent) -> String {
             json!({"kind": "restarting", "attempt": attempt})
         }
         SupervisorEvent::GaveUp { attempts } => json!({"kind": "gave-up", "attempts": attempts}),
-        SupervisorEvent::Log { event, line } => {
-            let json =
-                to_js_json(&json!({"kind": "log", "event": Value::Object(event), "line": line}));
-            return restore_lone_surrogates_if(json, has_lone_surrogates(&line));
-        }
+        // The line alone, which JavaScript parses into the event as `service_event` read it
+        // (`JSON.parse` of the line is what TypeScript's event holds): writing the parsed event
+        // back out here, for JavaScript to parse again, cost more than the rest of the line's
+        // way.
+        SupervisorEvent::Log { line, .. } => return format!("l{line}"),
         // Not an event: a line for `onLog`, as it is after one letter for its stream (as JSON
         // a line of control characters would be six times as long).
         SupervisorEvent::Output { line, stderr } => {
@@ -147,6 +151,28 @@ fn event_json(event: SupervisorEvent) -> String {
         }
     };
     to_js_json(&value)
+}
+
+/// Sends `batch` to `heard`; once JavaScript has run it, the texts queued meanwhile go in the
+/// next call.
+fn send_batch(events: Arc<EventFn>, outbox: Arc<Outbox>, batch: Batch) {
+    let Batch { texts, deliveries } = batch;
+    let (next_events, next_outbox) = (Arc::clone(&events), Arc::clone(&outbox));
+    let status = events.call_with_return_value(
+        texts,
+        ThreadsafeFunctionCallMode::NonBlocking,
+        move |_, _| {
+            drop(deliveries);
+            if let Some(next) = next_outbox.next() {
+                send_batch(next_events, next_outbox, next);
+            }
+            Ok(())
+        },
+    );
+    // Released (the supervisor closes): nothing queued will be delivered, nor held.
+    if status != Status::Ok {
+        while outbox.next().is_some() {}
+    }
 }
 
 /// A relay call's cancel: the side `cancel` fires and the side `forward` waits on, each taken
@@ -210,20 +236,26 @@ pub fn create_native_supervisor(
     let events_js = Arc::clone(&js);
     let backlog = Arc::new(Backlog::default());
     let entering = Arc::clone(&backlog);
+    let (hears_output, hears_events) = (options.hears_output, options.hears_events);
+    let outbox = Arc::new(Outbox::default());
     let sink: EventSink = Arc::new(move |event| {
+        // A line or an event nobody listens for is not made into text nor carried across (a
+        // call record per call, while a child serves under load).
+        let heard = match event {
+            SupervisorEvent::Output { .. } => hears_output,
+            _ => hears_events,
+        };
+        if !heard {
+            return;
+        }
         if let Some(events) = events_js.events() {
             let json = event_json(event);
-            // Left once JavaScript has run `heard` on it (or never will); its text is what
-            // waits meanwhile.
+            // Left once JavaScript has run `heard` on its batch (or never will); its text is
+            // what waits meanwhile.
             let delivery = entering.enter(json.len());
-            events.call_with_return_value(
-                json,
-                ThreadsafeFunctionCallMode::NonBlocking,
-                move |_, _| {
-                    drop(delivery);
-                    Ok(())
-                },
-            );
+            if let Some(batch) = outbox.push(&json, delivery) {
+                send_batch(events, Arc::clone(&outbox), batch);
+            }
         }
     });
     let lifecycle = Lifecycle::new(
