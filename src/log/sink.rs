@@ -589,21 +589,24 @@ mod tests {
             LogFormat::Json,
         ));
         assert!(start_writer(&batched).is_some());
-        let made = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let on_writer = Arc::clone(&made);
-        let logging = std::thread::current().id();
+        let made_on = Arc::new(std::sync::Mutex::new(None));
+        let on_writer = Arc::clone(&made_on);
         batched.write_later(Box::new(move || {
-            assert_ne!(
-                std::thread::current().id(),
-                logging,
-                "made where it was logged"
-            );
-            on_writer.store(true, std::sync::atomic::Ordering::SeqCst);
+            *on_writer.lock().unwrap() = Some(std::thread::current().id());
             "later".to_owned()
         }));
         batched.write("now");
         batched.flush();
-        assert!(made.load(std::sync::atomic::Ordering::SeqCst));
+        let made_on = *made_on.lock().unwrap();
+        assert!(
+            made_on.is_some(),
+            "the flush came back before the record was made"
+        );
+        assert_ne!(
+            made_on,
+            Some(std::thread::current().id()),
+            "made where it was logged"
+        );
         let mut text = vec![0u8; 64];
         let n = (&read).read(&mut text).unwrap();
         assert_eq!(&text[..n], b"later\nnow\n");
