@@ -143,7 +143,7 @@ fn event_json(event: SupervisorEvent) -> String {
         // (`JSON.parse` of the line is what TypeScript's event holds): writing the parsed event
         // back out here, for JavaScript to parse again, cost more than the rest of the line's
         // way.
-        SupervisorEvent::Log { line, .. } => return format!("l{line}"),
+        SupervisorEvent::Log { line } => return format!("l{line}"),
         // Not an event: a line for `onLog`, as it is after one letter for its stream (as JSON
         // a line of control characters would be six times as long).
         SupervisorEvent::Output { line, stderr } => {

@@ -9,7 +9,7 @@ use crate::supervisor::lines::service_event;
 use crate::supervisor::signals::{open_pidfd, send_through_pidfd};
 use crate::supervisor::signals::{send_to_pid, Descendants, Signal};
 use crate::supervisor::spawner;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -41,11 +41,9 @@ pub struct ChildSpec {
 pub enum ChildLine {
     /// Pack output on stdout, or a stderr line that is not one of the service's events.
     Output { line: String, stderr: bool },
-    /// One of the service's own events other than the boot's (a call, `draining`, a record).
-    Event {
-        event: Map<String, Value>,
-        line: String,
-    },
+    /// One of the service's own events other than the boot's (a call, `draining`, a record):
+    /// its line, which JavaScript reads into the event (`serviceEvent`).
+    Event { line: String },
 }
 
 pub type LineSink = Arc<dyn Fn(ChildLine) + Send + Sync>;
@@ -335,7 +333,7 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
                 boot.problems.extend(problems);
             }
         }
-        _ => lines(ChildLine::Event { event, line }),
+        _ => lines(ChildLine::Event { line }),
     }
 }
 
@@ -598,9 +596,10 @@ mod tests {
             line: "plain".into(),
             stderr: true
         }));
-        assert!(seen
-            .iter()
-            .any(|l| matches!(l, ChildLine::Event { event, .. } if event["kind"] == "call")));
+        assert!(seen.iter().any(
+            |l| matches!(l, ChildLine::Event { line } if service_event(line)
+                .is_some_and(|event| event["kind"] == "call"))
+        ));
     }
 
     #[tokio::test]

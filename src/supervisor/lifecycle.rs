@@ -8,7 +8,6 @@
 use crate::supervisor::backlog::Backlog;
 use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink, CLOSING};
-use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -41,9 +40,9 @@ pub enum SupervisorEvent {
     GaveUp {
         attempts: u32,
     },
-    /// One of the service's own lines (a call, `draining`, a record): the event and the line.
+    /// One of the service's own lines (a call, `draining`, a record), which JavaScript reads
+    /// into its event.
     Log {
-        event: Map<String, Value>,
         line: String,
     },
     /// A line of the pack's own output, and whether it came on stderr.
@@ -172,7 +171,7 @@ impl Lifecycle {
         Arc::new(move |line| {
             events(match line {
                 ChildLine::Output { line, stderr } => SupervisorEvent::Output { line, stderr },
-                ChildLine::Event { event, line } => SupervisorEvent::Log { event, line },
+                ChildLine::Event { line } => SupervisorEvent::Log { line },
             })
         })
     }
