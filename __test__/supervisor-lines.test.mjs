@@ -1,11 +1,14 @@
 // serviceEvent (ts-reference section 5.4, SUP 126-127): how a supervisor reads its child's
-// stderr, on the rules' edge cases and on the lines a real kindgi-pack-service writes.
+// stderr, on the rules' edge cases, on the lines a real kindgi-pack-service writes, and as a
+// supervisor's onEvent and onLog hear them.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { serviceEvent } from '../lib/pack-service.js';
+import { createPackServiceSupervisor, serviceEvent } from '../lib/pack-service.js';
 import { onLines } from './helpers/lines.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -73,9 +76,6 @@ test("a real child's lines: listening with its port, the call as kind call, ctx.
 });
 
 test("onEvent's log events carry serviceEvent of their line, and onLog the rest, in the child's order", async () => {
-  const { createPackServiceSupervisor } = await import('../lib/pack-service.js');
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   // Every kind of line (the events are read in Rust, and their `log` events made in JS from
   // the line), many of them, so that they cross to JavaScript in batches.
   const kinds = [
