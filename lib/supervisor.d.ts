@@ -36,8 +36,11 @@ export interface PackServiceSupervisorOptions {
   /** The child's working folder. */
   readonly cwd?: string;
   /**
-   * Accepted for the TypeScript supervisor's callers and not used: its test seam for the two
-   * event-loop turns a SIGINT exit waits; here that wait is 100 ms (README, Known differences).
+   * Test seam, as in TypeScript: the turns a child killed by SIGINT or SIGHUP waits before it
+   * is judged a crash (a terminal's Ctrl+C reaches the owner too, whose `beginClose()` may
+   * come first). At such an exit `nextTurn(fn)` is called, and `fn` calls it again; the second
+   * `fn` judges the exit and raises `exited` then `restarting` (or `gave-up`) before it
+   * returns. Without it the wait is 100 ms (README, Known differences). Not a function: throws.
    */
   readonly nextTurn?: (fn: () => void) => void;
 }

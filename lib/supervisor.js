@@ -2,7 +2,8 @@
 // a front with one address and token for its whole life, forwarding calls to whichever child
 // serves; children booted, swapped, restarted and retired. All of it runs in Rust
 // (src/supervisor/); what stays here is what must be JavaScript: the owner's `command` and
-// `env()`, read at every start, and the `onLog` / `onEvent` callbacks.
+// `env()`, read at every start, the `onLog` / `onEvent` callbacks, and stepping the owner's
+// `nextTurn`.
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { inspect } from 'node:util';
@@ -206,6 +207,11 @@ export function createPackServiceSupervisor(options) {
       throw invalidArgument(`options.${name} must be a string, not ${describe(options[name])}`);
     }
   }
+  // `??`, as TypeScript takes it: null is no seam.
+  const nextTurn = options.nextTurn ?? undefined;
+  if (nextTurn !== undefined && typeof nextTurn !== 'function') {
+    throw invalidArgument(`options.nextTurn must be a function, not ${describe(nextTurn)}`);
+  }
   const token = options.token ?? randomBytes(24).toString('base64url');
   const host = options.host ?? DEFAULT_HOST;
   const onLog = options.onLog;
@@ -236,18 +242,32 @@ export function createPackServiceSupervisor(options) {
 
   // Lines and events come in batches, one per line of `batch` (no line holds a line feed, and
   // JSON escapes it): an output line as one letter for its stream and the line, a line that is
-  // one of the service's events as `l` and the line, any other event as JSON.
+  // one of the service's events as `l` and the line, a SIGINT or SIGHUP exit to step through
+  // `nextTurn` as `i` and its id, any other event as JSON.
   function heard(batch) {
     for (const text of batch.split('\n')) {
       try {
         if (text[0] === 'o') onLog?.(text.slice(1), 'stdout');
         else if (text[0] === 'e') onLog?.(text.slice(1), 'stderr');
         else if (text[0] === 'l') onEvent?.(logEvent(text.slice(1)));
+        else if (text[0] === 'i') interrupted(Number(text.slice(1)));
         else onEvent?.(JSON.parse(text));
       } catch {
         // A throwing callback must not take the process down, nor the batch's other lines.
       }
     }
+  }
+
+  // A child killed by SIGINT or SIGHUP (a terminal's Ctrl+C, which may reach the owner just
+  // after) is judged two of the owner's turns later, as TypeScript judges it, and what that
+  // raises (`exited`, then `restarting` or `gave-up`) is raised within that turn.
+  function interrupted(id) {
+    nextTurn(() =>
+      nextTurn(() => {
+        const raised = supervisor.judgeInterrupt(id);
+        if (raised !== null) heard(raised);
+      }),
+    );
   }
 
   const callbacks = { launch, heard };
@@ -261,6 +281,7 @@ export function createPackServiceSupervisor(options) {
       maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', 10 * 1024 * 1024, { min: 1 }),
       hearsOutput: onLog !== undefined && onLog !== null,
       hearsEvents: onEvent !== undefined && onEvent !== null,
+      stepsTurns: nextTurn !== undefined,
     },
     ...weakCallbacks(callbacks, 'launch', 'heard'),
   );

@@ -11,7 +11,7 @@ use crate::supervisor::backlog::{Backlog, Batch, Outbox};
 use crate::supervisor::child::ChildSpec;
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
-    EventSink, Launch, Lifecycle, LifecycleOptions, SupervisorEvent, INTERRUPT_GRACE,
+    EventSink, InterruptWait, Launch, Lifecycle, LifecycleOptions, SupervisorEvent, INTERRUPT_GRACE,
 };
 use crate::supervisor::lines::service_event;
 use crate::supervisor::relay::{RelayCall, RelayOutcome, RelayRoute};
@@ -60,6 +60,9 @@ pub struct NativeSupervisorOptions {
     pub hears_output: bool,
     /// `onEvent` was given: the events cross to JavaScript.
     pub hears_events: bool,
+    /// `nextTurn` was given: a SIGINT or SIGHUP exit waits for JavaScript to step it and
+    /// call `judgeInterrupt`, instead of for [`INTERRUPT_GRACE`].
+    pub steps_turns: bool,
 }
 
 #[napi(object)]
@@ -139,6 +142,8 @@ fn event_json(event: SupervisorEvent) -> String {
             json!({"kind": "restarting", "attempt": attempt})
         }
         SupervisorEvent::GaveUp { attempts } => json!({"kind": "gave-up", "attempts": attempts}),
+        // Not an event: JavaScript steps the owner's `nextTurn`, then calls `judgeInterrupt`.
+        SupervisorEvent::Interrupted { id } => return format!("i{id}"),
         // The line alone, which JavaScript parses into the event as `service_event` read it
         // (`JSON.parse` of the line is what TypeScript's event holds): writing the parsed event
         // back out here, for JavaScript to parse again, cost more than the rest of the line's
@@ -243,6 +248,8 @@ pub fn create_native_supervisor(
         // call record per call, while a child serves under load).
         let heard = match event {
             SupervisorEvent::Output { .. } => hears_output,
+            // Needed whoever listens: the exit is judged only once JavaScript has it.
+            SupervisorEvent::Interrupted { .. } => true,
             _ => hears_events,
         };
         if !heard {
@@ -264,7 +271,11 @@ pub fn create_native_supervisor(
             stop_grace: millis(options.stop_grace_ms),
             max_restarts: options.max_restarts,
             restart_delay: millis(options.restart_delay_ms),
-            interrupt_grace: INTERRUPT_GRACE,
+            interrupt_wait: if options.steps_turns {
+                InterruptWait::Owner
+            } else {
+                InterruptWait::Grace(INTERRUPT_GRACE)
+            },
             backlog,
         },
         launcher,
@@ -349,6 +360,21 @@ impl NativeSupervisor {
             served.close().await;
         }
         self.js.release();
+    }
+
+    /// Judges the SIGINT or SIGHUP exit JavaScript was told of as `i<id>`, once the owner's
+    /// `nextTurn` has stepped it: the events that raises now, as a batch for `heard`, or
+    /// `null`.
+    #[napi]
+    pub fn judge_interrupt(&self, id: u32) -> Option<String> {
+        let raised = self.lifecycle.judge_interrupt(id);
+        (!raised.is_empty()).then(|| {
+            raised
+                .into_iter()
+                .map(event_json)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
     }
 
     #[napi]

@@ -8,7 +8,7 @@
 use crate::supervisor::backlog::Backlog;
 use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink, CLOSING};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -22,6 +22,17 @@ pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
 /// How long a child killed by SIGINT or SIGHUP waits before it is a crash: a terminal's
 /// Ctrl+C or hangup reaches the owner too, whose `begin_close` is then on its way.
 pub const INTERRUPT_GRACE: Duration = Duration::from_millis(100);
+
+/// What a child killed by SIGINT or SIGHUP waits for before it is judged a crash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InterruptWait {
+    /// A fixed time: [`INTERRUPT_GRACE`] outside tests.
+    Grace(Duration),
+    /// The owner's own steps (TypeScript's `nextTurn` seam): the exit is handed over as
+    /// [`SupervisorEvent::Interrupted`] and judged when the owner calls
+    /// [`Lifecycle::judge_interrupt`], so a test decides what comes first.
+    Owner,
+}
 
 /// What the supervisor tells its owner.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +50,11 @@ pub enum SupervisorEvent {
     },
     GaveUp {
         attempts: u32,
+    },
+    /// Not an event for the owner: a child killed by SIGINT or SIGHUP under
+    /// [`InterruptWait::Owner`], waiting for [`Lifecycle::judge_interrupt`] with this `id`.
+    Interrupted {
+        id: u32,
     },
     /// One of the service's own lines (a call, `draining`, a record), which JavaScript reads
     /// into its event.
@@ -65,8 +81,7 @@ pub struct LifecycleOptions {
     pub stop_grace: Duration,
     pub max_restarts: u32,
     pub restart_delay: Duration,
-    /// [`INTERRUPT_GRACE`] outside tests.
-    pub interrupt_grace: Duration,
+    pub interrupt_wait: InterruptWait,
     /// Where the child's lines wait for JavaScript (the binding's event sink enters each one).
     pub backlog: Arc<Backlog>,
 }
@@ -100,6 +115,33 @@ pub struct Lifecycle {
     /// The front's calls on their way to each child: a swap retires the previous child once
     /// none that chose it is still out.
     calls: Arc<CallsToChildren>,
+    /// Exits handed to the owner to judge ([`InterruptWait::Owner`]), by id.
+    interrupts: Mutex<HashMap<u32, Interrupted>>,
+    next_interrupt: AtomicU32,
+}
+
+/// A child's SIGINT or SIGHUP exit, waiting for the owner to judge it.
+struct Interrupted {
+    child: Arc<Child>,
+    exit: ChildExit,
+    /// Where its restart runs: the owner judges from a thread of its own.
+    runtime: tokio::runtime::Handle,
+}
+
+/// The next step of a recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Restart {
+    Attempt(u32),
+    GiveUp(u32),
+}
+
+impl Restart {
+    fn event(self) -> SupervisorEvent {
+        match self {
+            Restart::Attempt(attempt) => SupervisorEvent::Restarting { attempt },
+            Restart::GiveUp(attempts) => SupervisorEvent::GaveUp { attempts },
+        }
+    }
 }
 
 /// Why a child that booted does not serve: the owner stopped the supervisor meanwhile.
@@ -140,6 +182,8 @@ impl Lifecycle {
             starting: watch::channel(0).0,
             front_port: AtomicU32::new(0),
             calls: Arc::default(),
+            interrupts: Mutex::default(),
+            next_interrupt: AtomicU32::new(1),
         })
     }
 
@@ -335,72 +379,143 @@ impl Lifecycle {
             let ended = child.exited().await;
             // Any other end is a crash at once.
             if matches!(ended.signal.as_deref(), Some("SIGINT" | "SIGHUP")) {
-                tokio::time::sleep(lifecycle.options.interrupt_grace).await;
+                match lifecycle.options.interrupt_wait {
+                    InterruptWait::Grace(grace) => tokio::time::sleep(grace).await,
+                    InterruptWait::Owner => return lifecycle.hand_over(child, ended),
+                }
             }
-            let index = lifecycle
-                .with_state(|state| {
-                    let still_serving = state
-                        .serving
-                        .as_ref()
-                        .is_some_and(|(serving, _)| Arc::ptr_eq(serving, &child));
-                    if !still_serving || state.stopped || lifecycle.is_closing() {
-                        return None;
-                    }
-                    lifecycle.serving_port.send_replace(None);
-                    state.serving.take().map(|(_, index)| index)
-                })
-                .flatten();
-            let Some(index) = index else { return };
+            let Some(index) = lifecycle.crashed(&child) else {
+                return;
+            };
             (lifecycle.events)(SupervisorEvent::Exited(ended));
             lifecycle.recover(index).await;
         });
     }
 
-    async fn recover(self: &Arc<Self>, index: String) {
-        loop {
-            let attempt = self.with_state(|state| {
-                if state.stopped || self.is_closing() || state.serving.is_some() {
-                    return None;
-                }
-                let now = Instant::now();
-                while state
-                    .restarts
-                    .front()
-                    .is_some_and(|at| now.duration_since(*at) > RESTART_WINDOW)
-                {
-                    state.restarts.pop_front();
-                }
-                let recent = u32::try_from(state.restarts.len()).unwrap_or(u32::MAX);
-                if recent >= self.options.max_restarts {
-                    return Some(Err(recent));
-                }
-                state.restarts.push_back(now);
-                Some(Ok(recent + 1))
-            });
-            let attempt = match attempt.flatten() {
-                None => return,
-                Some(Err(attempts)) => {
-                    (self.events)(SupervisorEvent::GaveUp { attempts });
-                    return;
-                }
-                Some(Ok(attempt)) => attempt,
-            };
-            (self.events)(SupervisorEvent::Restarting { attempt });
-            // Each restart in the window waits twice as long as the one before.
-            // (A huge `restartDelayMs` saturates instead of overflowing `Duration`.)
-            let backoff = self
-                .options
-                .restart_delay
-                .checked_mul(2u32.saturating_pow(attempt - 1))
-                .unwrap_or(Duration::MAX);
-            tokio::time::sleep(backoff).await;
-            let cancelled = self
-                .with_state(|state| state.stopped || self.is_closing() || state.serving.is_some())
-                .unwrap_or(true);
-            if cancelled || self.boot_and_serve(&index, false).await.is_ok() {
-                return;
+    /// Whether `child`'s exit is a crash: it still serves, and the owner is neither stopping
+    /// nor closing. If so it serves no more, and this is the index to restart it on.
+    fn crashed(&self, child: &Arc<Child>) -> Option<String> {
+        self.with_state(|state| {
+            let still_serving = state
+                .serving
+                .as_ref()
+                .is_some_and(|(serving, _)| Arc::ptr_eq(serving, child));
+            if !still_serving || state.stopped || self.is_closing() {
+                return None;
+            }
+            self.serving_port.send_replace(None);
+            state.serving.take().map(|(_, index)| index)
+        })
+        .flatten()
+    }
+
+    /// Hands a SIGINT or SIGHUP exit to the owner to judge. Every such exit of a watched
+    /// child is handed over, serving or not, as TypeScript steps `nextTurn` for each; the
+    /// judging sorts them out.
+    fn hand_over(&self, child: Arc<Child>, exit: ChildExit) {
+        let id = self.next_interrupt.fetch_add(1, Ordering::Relaxed);
+        let interrupted = Interrupted {
+            child,
+            exit,
+            runtime: tokio::runtime::Handle::current(),
+        };
+        // Checked under the lock `close` clears them with: none is kept once it has.
+        if let Ok(mut interrupts) = self.interrupts.lock() {
+            if !self.is_closing() {
+                interrupts.insert(id, interrupted);
             }
         }
+        (self.events)(SupervisorEvent::Interrupted { id });
+    }
+
+    /// Judges the exit handed over as `id` (once: a later call finds nothing), as a crash by
+    /// the rule every exit is judged by. The events that raises now, in order (`exited`, then
+    /// `restarting` or `gave-up`), are given back rather than sent, for the owner to raise in
+    /// the step that judged, as TypeScript raises them; the restart goes on meanwhile.
+    pub fn judge_interrupt(self: &Arc<Self>, id: u32) -> Vec<SupervisorEvent> {
+        let interrupted = self
+            .interrupts
+            .lock()
+            .ok()
+            .and_then(|mut interrupts| interrupts.remove(&id));
+        let Some(Interrupted {
+            child,
+            exit,
+            runtime,
+        }) = interrupted
+        else {
+            return Vec::new();
+        };
+        let Some(index) = self.crashed(&child) else {
+            return Vec::new();
+        };
+        let mut raised = vec![SupervisorEvent::Exited(exit)];
+        if let Some(step) = self.next_restart() {
+            raised.push(step.event());
+            if let Restart::Attempt(attempt) = step {
+                let lifecycle = Arc::clone(self);
+                runtime.spawn(async move {
+                    if !lifecycle.restart(&index, attempt).await {
+                        lifecycle.recover(index).await;
+                    }
+                });
+            }
+        }
+        raised
+    }
+
+    /// Restarts the crashed child on `index` until one serves, the owner stops or closes, or
+    /// the window's restarts run out.
+    async fn recover(self: &Arc<Self>, index: String) {
+        while let Some(step) = self.next_restart() {
+            (self.events)(step.event());
+            match step {
+                Restart::Attempt(attempt) if !self.restart(&index, attempt).await => {}
+                _ => return,
+            }
+        }
+    }
+
+    /// The recovery's next step, counted in the window; none when there is nothing to recover
+    /// (the owner stopped or closes, or a child serves).
+    fn next_restart(&self) -> Option<Restart> {
+        self.with_state(|state| {
+            if state.stopped || self.is_closing() || state.serving.is_some() {
+                return None;
+            }
+            let now = Instant::now();
+            while state
+                .restarts
+                .front()
+                .is_some_and(|at| now.duration_since(*at) > RESTART_WINDOW)
+            {
+                state.restarts.pop_front();
+            }
+            let recent = u32::try_from(state.restarts.len()).unwrap_or(u32::MAX);
+            if recent >= self.options.max_restarts {
+                return Some(Restart::GiveUp(recent));
+            }
+            state.restarts.push_back(now);
+            Some(Restart::Attempt(recent + 1))
+        })
+        .flatten()
+    }
+
+    /// Restart `attempt` after its delay: whether the recovery is over (a child serves, or
+    /// the owner stopped or closes meanwhile) or goes on to its next step (the boot failed).
+    async fn restart(self: &Arc<Self>, index: &str, attempt: u32) -> bool {
+        // Each restart in the window waits twice as long as the one before.
+        // (A huge `restartDelayMs` saturates instead of overflowing `Duration`.)
+        let backoff = self
+            .options
+            .restart_delay
+            .checked_mul(2u32.saturating_pow(attempt - 1))
+            .unwrap_or(Duration::MAX);
+        tokio::time::sleep(backoff).await;
+        let cancelled = self
+            .with_state(|state| state.stopped || self.is_closing() || state.serving.is_some())
+            .unwrap_or(true);
+        cancelled || self.boot_and_serve(index, false).await.is_ok()
     }
 
     /// Stops the serving child (its calls drain); the front then answers 503.
@@ -431,6 +546,10 @@ impl Lifecycle {
     /// child outlives this.
     pub async fn close(&self) {
         self.begin_close();
+        // Closing, no exit still waiting for the owner is a crash: their children are let go.
+        if let Ok(mut interrupts) = self.interrupts.lock() {
+            interrupts.clear();
+        }
         self.stop().await;
         let _ = self.starting.subscribe().wait_for(|n| *n == 0).await;
     }
@@ -447,7 +566,11 @@ mod tests {
         crash_after: Option<&str>,
         max_restarts: u32,
     ) -> (Arc<Lifecycle>, Arc<Mutex<Vec<SupervisorEvent>>>) {
-        lifecycle_with_grace(crash_after, max_restarts, INTERRUPT_GRACE)
+        lifecycle_waiting(
+            crash_after,
+            max_restarts,
+            InterruptWait::Grace(INTERRUPT_GRACE),
+        )
     }
 
     /// A child that runs `script` in `/bin/sh` with an empty environment.
@@ -467,22 +590,22 @@ mod tests {
     fn options(
         max_restarts: u32,
         restart_delay: Duration,
-        interrupt_grace: Duration,
+        interrupt_wait: InterruptWait,
     ) -> LifecycleOptions {
         LifecycleOptions {
             boot_timeout: Duration::from_secs(10),
             stop_grace: Duration::from_secs(2),
             max_restarts,
             restart_delay,
-            interrupt_grace,
+            interrupt_wait,
             backlog: Arc::default(),
         }
     }
 
-    fn lifecycle_with_grace(
+    fn lifecycle_waiting(
         crash_after: Option<&str>,
         max_restarts: u32,
-        interrupt_grace: Duration,
+        interrupt_wait: InterruptWait,
     ) -> (Arc<Lifecycle>, Arc<Mutex<Vec<SupervisorEvent>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let into = Arc::clone(&seen);
@@ -514,7 +637,7 @@ mod tests {
             };
             shell_spec(script)
         });
-        let options = options(max_restarts, Duration::from_millis(10), interrupt_grace);
+        let options = options(max_restarts, Duration::from_millis(10), interrupt_wait);
         (Lifecycle::new(options, launch, events), seen)
     }
 
@@ -528,6 +651,7 @@ mod tests {
                         SupervisorEvent::Exited(_) => "exited".into(),
                         SupervisorEvent::Restarting { attempt } => format!("restarting {attempt}"),
                         SupervisorEvent::GaveUp { attempts } => format!("gave-up {attempts}"),
+                        SupervisorEvent::Interrupted { .. } => "interrupted".into(),
                         _ => "line".into(),
                     })
                     .collect()
@@ -610,7 +734,8 @@ mod tests {
     #[tokio::test]
     async fn only_an_interrupt_waits_before_it_is_a_crash() {
         for (signal, crash_at_once) in [(libc::SIGKILL, true), (libc::SIGINT, false)] {
-            let (lifecycle, seen) = lifecycle_with_grace(None, 3, Duration::from_secs(600));
+            let grace = InterruptWait::Grace(Duration::from_secs(600));
+            let (lifecycle, seen) = lifecycle_waiting(None, 3, grace);
             let marker = format!("signalled-{signal}-{}", std::process::id());
             assert!(lifecycle.start(&marker).await.is_ok());
             let pid = pid_with(&marker).expect("the child runs");
@@ -636,6 +761,123 @@ mod tests {
             }
             lifecycle.close().await;
         }
+    }
+
+    /// A child under the owner's steps, started on an index named `tag` and ended by
+    /// `signal`, once it is gone.
+    async fn signalled_under_the_owners_steps(
+        tag: &str,
+        max_restarts: u32,
+        signal: i32,
+    ) -> (Arc<Lifecycle>, Arc<Mutex<Vec<SupervisorEvent>>>) {
+        let (lifecycle, seen) = lifecycle_waiting(None, max_restarts, InterruptWait::Owner);
+        let marker = format!("{tag}-{}", std::process::id());
+        assert!(lifecycle.start(&marker).await.is_ok());
+        let pid = pid_with(&marker).expect("the child runs");
+        // SAFETY: kill(2) only sends a signal, to the child the test started.
+        unsafe {
+            libc::kill(pid, signal);
+        }
+        let gone = || !std::path::Path::new(&format!("/proc/{pid}")).exists();
+        until(gone).await;
+        assert!(gone(), "the child ended by signal {signal}");
+        (lifecycle, seen)
+    }
+
+    /// The id of the exit handed to the owner, once it is.
+    async fn handed_over(seen: &Mutex<Vec<SupervisorEvent>>) -> u32 {
+        let id = || {
+            seen.lock().ok()?.iter().find_map(|e| match e {
+                SupervisorEvent::Interrupted { id } => Some(*id),
+                _ => None,
+            })
+        };
+        until(|| id().is_some()).await;
+        id().expect("the exit was handed to the owner")
+    }
+
+    /// Under the owner's steps a SIGINT waits for the owner however long it takes; judged, it
+    /// is a crash whose events come back in order, not sent, and whose restart goes on.
+    #[tokio::test]
+    async fn the_owner_judges_an_interrupt_once_and_takes_its_events() {
+        let (lifecycle, seen) =
+            signalled_under_the_owners_steps("owner-sigint", 3, libc::SIGINT).await;
+        let id = handed_over(&seen).await;
+        // Far past the grace a SIGINT waits without the owner's steps.
+        tokio::time::sleep(INTERRUPT_GRACE * 5).await;
+        assert_eq!(kinds(&seen), ["started", "interrupted"]);
+        assert_eq!(*lifecycle.serving().borrow(), Some(1000), "not judged yet");
+        assert_eq!(
+            lifecycle.judge_interrupt(id),
+            [
+                SupervisorEvent::Exited(ChildExit {
+                    code: None,
+                    signal: Some("SIGINT".into())
+                }),
+                SupervisorEvent::Restarting { attempt: 1 }
+            ]
+        );
+        assert_eq!(lifecycle.judge_interrupt(id), [], "judged once");
+        until(|| kinds(&seen).len() == 3).await;
+        assert_eq!(kinds(&seen), ["started", "interrupted", "started"]);
+        assert_eq!(*lifecycle.serving().borrow(), Some(1001));
+        lifecycle.close().await;
+    }
+
+    /// With no restarts allowed the judged crash is given up on in the same step.
+    #[tokio::test]
+    async fn a_judged_interrupt_with_no_restarts_left_is_given_up_on_at_once() {
+        let (lifecycle, seen) =
+            signalled_under_the_owners_steps("owner-sighup", 0, libc::SIGHUP).await;
+        let id = handed_over(&seen).await;
+        assert_eq!(
+            lifecycle.judge_interrupt(id),
+            [
+                SupervisorEvent::Exited(ChildExit {
+                    code: None,
+                    signal: Some("SIGHUP".into())
+                }),
+                SupervisorEvent::GaveUp { attempts: 0 }
+            ]
+        );
+        assert_eq!(*lifecycle.serving().borrow(), None);
+        lifecycle.close().await;
+    }
+
+    /// What the owner did before its steps ran (closing, stopping, new code) makes the exit
+    /// no crash, by the rule every exit is judged by.
+    #[tokio::test]
+    async fn an_interrupt_judged_after_a_close_stop_or_start_is_no_crash() {
+        for then in ["begin_close", "stop", "start"] {
+            let tag = format!("owner-then-{then}");
+            let (lifecycle, seen) = signalled_under_the_owners_steps(&tag, 3, libc::SIGINT).await;
+            let id = handed_over(&seen).await;
+            match then {
+                "begin_close" => lifecycle.begin_close(),
+                "stop" => lifecycle.stop().await,
+                _ => assert_eq!(lifecycle.start("new").await, Ok(1001)),
+            }
+            assert_eq!(lifecycle.judge_interrupt(id), [], "after {then}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let expected: &[&str] = match then {
+                "start" => &["started", "interrupted", "started"],
+                _ => &["started", "interrupted"],
+            };
+            assert_eq!(kinds(&seen), expected, "after {then}");
+            lifecycle.close().await;
+        }
+    }
+
+    /// Under the owner's steps any other end is still a crash at once, and nothing is handed
+    /// over.
+    #[tokio::test]
+    async fn under_the_owners_steps_only_an_interrupt_is_handed_over() {
+        let (lifecycle, seen) =
+            signalled_under_the_owners_steps("owner-sigkill", 3, libc::SIGKILL).await;
+        until(|| kinds(&seen).len() >= 3).await;
+        assert_eq!(kinds(&seen)[..3], ["started", "exited", "restarting 1"]);
+        lifecycle.close().await;
+        assert!(!kinds(&seen).contains(&"interrupted".to_owned()));
     }
 
     #[tokio::test]
@@ -744,7 +986,11 @@ mod tests {
             };
             shell_spec(script)
         });
-        let options = options(3, Duration::from_millis(300), INTERRUPT_GRACE);
+        let options = options(
+            3,
+            Duration::from_millis(300),
+            InterruptWait::Grace(INTERRUPT_GRACE),
+        );
         let lifecycle = Lifecycle::new(options, launch, events);
         assert_eq!(lifecycle.start("old").await, Ok(2000));
         restarting.notified().await;
