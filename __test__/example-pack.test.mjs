@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BUILD, exampleIndex } from '../examples/pack/build-index.mjs';
+import { BUILD, buildExampleIndex, exampleIndex } from '../examples/pack/build-index.mjs';
 import { writeIndex } from '../lib/kindgi-index.js';
 import { listeningPort } from './helpers/lines.mjs';
 import { packFolder } from './helpers/local-pack.mjs';
@@ -16,10 +16,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const committed = join(root, 'examples', 'pack', 'index.json');
 
-test('the example pack\'s index.json is exactly what build-index.mjs writes from its modules', async () => {
-  const out = join(packFolder('kindgi-example-'), 'index.json');
-  const written = await writeIndex(await exampleIndex(), out, BUILD);
-  assert.equal(readFileSync(out, 'utf8'), readFileSync(committed, 'utf8'), 'run `node examples/pack/build-index.mjs`');
+test('the example pack\'s index.json is exactly what runIndexer writes from its modules, and what they give assembled by hand', async () => {
+  const folder = packFolder('kindgi-example-');
+  const indexed = await buildExampleIndex(join(folder, 'indexed.json'));
+  assert.equal(indexed.kind, 'ok');
+  assert.deepEqual([indexed.value.fileErrors, indexed.value.warnings], [[], []]);
+  assert.equal(readFileSync(join(folder, 'indexed.json'), 'utf8'), readFileSync(committed, 'utf8'), 'run `node examples/pack/build-index.mjs`');
+  const written = await writeIndex(await exampleIndex(), join(folder, 'by-hand.json'), BUILD);
+  assert.equal(readFileSync(join(folder, 'by-hand.json'), 'utf8'), readFileSync(committed, 'utf8'));
   assert.equal(written.artifactVersion, BUILD.artifactVersion);
 });
 

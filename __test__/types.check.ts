@@ -367,3 +367,51 @@ const image: ImageConfig = {
   buildEnv: { DATABASE_URL: 'postgresql://build-placeholder' },
 };
 void [buildShapes, image];
+
+// What the Kindgi CLI (`kindgi dev`) imports from @kindgi/handler-runtime, here from the root.
+import {
+  runIndexer,
+  DEFAULT_DISCOVERY,
+  PACK_ENV_CHECK_VAR,
+  createGlobMatcher,
+  discoveryRoots,
+  findKindgiConfig,
+  loadKindgiConfig,
+  isJvmLanguage,
+  packLanguage,
+  resolveDiscovery,
+  RESERVED_CHECK_IDS,
+  PRESET_DECLARATION_SETTINGS,
+  KINDGI_JSON_CONFIG_FILENAME,
+  KINDGI_INDEX_HELP_TEXT,
+  kindgiIndexMain,
+  type IndexerReport,
+  type IndexerWarning,
+  type KindgiConfig,
+  type KindgiPresetDeclaration,
+} from '../index.js';
+import { main as indexMain, HELP_TEXT } from '../lib/kindgi-index.js';
+
+async function indexThenServe(packDir: string): Promise<number> {
+  const outcome = await runIndexer({ packDir, outputPath: `${packDir}/.kindgi/index.json`, publishedAt: 'x' });
+  if (outcome.kind === 'err') return outcome.error.code.length;
+  const report: IndexerReport = outcome.value;
+  const warnings: readonly IndexerWarning[] = report.warnings;
+  const matches = createGlobMatcher(Object.values(DEFAULT_DISCOVERY));
+  const roots: readonly string[] = discoveryRoots(Object.values(resolveDiscovery(undefined, 'python')));
+  const found = await findKindgiConfig(packDir);
+  const format: 'module' | 'pyproject' | 'json' | undefined = found?.format;
+  const loaded = await loadKindgiConfig(packDir);
+  if (loaded.kind === 'ok') {
+    const config: KindgiConfig = loaded.value;
+    const jvm: boolean = isJvmLanguage(packLanguage(config));
+    void jvm;
+  }
+  const preset: KindgiPresetDeclaration = { preset: 'bedrock', region: 'us-east-2' };
+  // @ts-expect-error: bedrock's declaration takes no `project` (gemini's setting).
+  const wrong: KindgiPresetDeclaration = { preset: 'bedrock', region: 'x', project: 'p' };
+  void [warnings, matches('tools/a.ts'), roots, format, preset, wrong, PACK_ENV_CHECK_VAR, createPackServiceSupervisor];
+  void [RESERVED_CHECK_IDS, PRESET_DECLARATION_SETTINGS.gemini, KINDGI_JSON_CONFIG_FILENAME, KINDGI_INDEX_HELP_TEXT, HELP_TEXT];
+  return (await kindgiIndexMain(['--help'])) + (await indexMain(['--version']));
+}
+void indexThenServe;

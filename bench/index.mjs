@@ -1,5 +1,5 @@
 // `npm run bench [section …]`: every benchmark of the package, reported as ratios against a
-// baseline measured in the same run. Sections: index-writer, validate, service, supervisor.
+// baseline measured in the same run. Sections: index-writer, validate, service, supervisor, indexer.
 import { machine } from './lib.mjs';
 
 const sections = {
@@ -7,6 +7,7 @@ const sections = {
   validate: () => import('./validate.mjs'),
   service: () => import('./service.mjs'),
   supervisor: () => import('./supervisor.mjs'),
+  indexer: () => import('./indexer.mjs'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));

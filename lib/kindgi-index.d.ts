@@ -41,6 +41,11 @@ export interface IndexedGuardrail {
   readonly scope?: Readonly<Record<string, unknown>>;
   readonly checkModulePath: string;
   readonly checkId?: string;
+  /**
+   * The guardrail names a built-in check (`checkId`, or its own id) without shipping a check
+   * of its own: `checkModulePath` is only its file.
+   */
+  readonly checkBuiltIn?: true;
   readonly configSchema?: Readonly<Record<string, unknown>>;
   readonly config?: Readonly<Record<string, unknown>>;
   readonly sandbox?: string;
@@ -176,3 +181,205 @@ export declare function readBundleMap(
   | { readonly kind: 'ok'; readonly value: Readonly<Record<string, string>> }
   | { readonly kind: 'err'; readonly message: string }
 >;
+
+// ---------------------------------------------------------------------------------------------
+// The indexer: config, discovery, `runIndexer` and the `kindgi-index` command.
+// ---------------------------------------------------------------------------------------------
+
+/** A Result, as `@kindgi/types` has it. */
+export type IndexerResult<T, E> = { readonly kind: 'ok'; readonly value: T } | { readonly kind: 'err'; readonly error: E };
+
+/** Discovery glob patterns by primitive kind. */
+export interface DiscoveryConfig {
+  readonly tools?: string;
+  readonly guardrails?: string;
+  readonly agents?: string;
+  readonly flows?: string;
+}
+
+/** A JVM pack's language (its config is `kindgi.config.json`). */
+export type JvmLanguage = 'java' | 'scala';
+/** The language of a pack's code: which indexer reads it and which pack service runs it. */
+export type PackLanguage = 'node' | 'python' | JvmLanguage;
+
+/** A provider preset's settings, as `kindgi dev` takes them from a pack's config. */
+export interface KindgiPresetSettingValues {
+  readonly project: string;
+  readonly resourceName: string;
+  readonly deployments: Readonly<Record<string, string>>;
+  readonly region: string;
+}
+
+/** Each preset's own settings, by preset name. */
+export declare const PRESET_DECLARATION_SETTINGS: {
+  readonly anthropic: readonly [];
+  readonly 'azure-openai': readonly ['resourceName', 'deployments'];
+  readonly bedrock: readonly ['region'];
+  readonly gemini: readonly ['project'];
+  readonly 'gemini-api': readonly [];
+  readonly groq: readonly [];
+  readonly openai: readonly [];
+  readonly openrouter: readonly [];
+};
+
+export type KindgiPresetName = keyof typeof PRESET_DECLARATION_SETTINGS;
+
+/** What any preset declaration may choose. */
+export interface KindgiPresetChoices {
+  /** Only these of the preset's models. Default: all. */
+  readonly models?: readonly string[];
+  /** The secret holding the API key, in place of the preset's own. */
+  readonly secret?: string;
+  /** Each model's output cap, in place of the preset's. */
+  readonly maxOutputTokens?: number;
+}
+
+/** A preset by name, with its own settings required and every other preset's refused. */
+export type KindgiPresetDeclaration = {
+  [P in KindgiPresetName]: KindgiPresetChoices & { readonly preset: P } & {
+    readonly [S in (typeof PRESET_DECLARATION_SETTINGS)[P][number]]: KindgiPresetSettingValues[S];
+  } & {
+    readonly [S in Exclude<keyof KindgiPresetSettingValues, (typeof PRESET_DECLARATION_SETTINGS)[P][number]>]?: never;
+  };
+}[KindgiPresetName];
+
+/** One provider in `KindgiConfig.providers`: a preset, or a full registration body. */
+export type KindgiProviderDeclaration = KindgiPresetDeclaration | { readonly spec: Readonly<Record<string, unknown>> };
+
+/** What the indexer reads of a pack's config; other fields pass through untouched. */
+export interface KindgiConfig {
+  readonly pack: { readonly id: string; readonly version: string; readonly description?: string };
+  readonly discovery?: DiscoveryConfig;
+  /** Absent in `kindgi.config.*`: `node`; a `pyproject.toml` table: `python`. */
+  readonly language?: PackLanguage;
+  readonly env?: import('./pack-env.js').PackEnvConfig;
+  /** The project the pack belongs to under `kindgi dev`. */
+  readonly project?: string;
+  /** Model providers `kindgi dev` registers for the project. */
+  readonly providers?: readonly KindgiProviderDeclaration[];
+  readonly [k: string]: unknown;
+}
+
+export interface KindgiConfigFile {
+  readonly path: string;
+  /** `module`: a `kindgi.config.*`; `pyproject`: a `[tool.kindgi]` table; `json`: `kindgi.config.json`. */
+  readonly format: 'module' | 'pyproject' | 'json';
+  /** Another config beside a `kindgi.config.json` (loading such a pack is `config-invalid`). */
+  readonly conflictsWith?: string;
+}
+
+export interface LoadKindgiConfigOptions {
+  /** Explicit config path (absolute or cwd-relative); skips the lookup. */
+  readonly configPath?: string;
+  /** Replaces the cache-busted dynamic `import()` of a config module. */
+  readonly importModule?: (fileUrl: string) => Promise<unknown>;
+}
+
+export type IndexerErrorCode =
+  | 'config-not-found'
+  | 'config-parse-failed'
+  | 'config-invalid'
+  | 'discovery-empty'
+  | 'file-import-failed'
+  | 'no-default-export'
+  | 'kind-mismatch'
+  | 'ambiguous-kind'
+  | 'zod-conversion-failed'
+  | 'manifest-validation-failed'
+  | 'output-write-failed'
+  | 'language-mismatch'
+  | 'reserved-check-id';
+
+export interface IndexerError {
+  readonly code: IndexerErrorCode;
+  readonly message: string;
+  readonly filePath?: string;
+  readonly field?: string;
+  readonly cause?: unknown;
+}
+
+export type IndexerWarningCode = 'check-id-unprefixed';
+
+export interface IndexerWarning {
+  readonly code: IndexerWarningCode;
+  readonly message: string;
+  readonly filePath?: string;
+  readonly field?: string;
+}
+
+export interface IndexerReport {
+  readonly packId: string;
+  readonly packVersion: string;
+  readonly artifactVersion: string;
+  readonly publishedAt: string;
+  readonly counts: {
+    readonly tools: number;
+    readonly guardrails: number;
+    readonly agents: number;
+    readonly flows: number;
+  };
+  readonly outputPath: string;
+  /** Per-file errors: each file's primitive is left out, the rest indexed. */
+  readonly fileErrors: readonly IndexerError[];
+  /** What the index was written with but the author should hear of. */
+  readonly warnings: readonly IndexerWarning[];
+}
+
+export interface RunIndexerOptions {
+  /** The pack's root: the folder holding its config. */
+  readonly packDir: string;
+  /** Explicit config file; default: looked up at `packDir`. */
+  readonly configPath?: string;
+  /** Default `<packDir>/index.json`. */
+  readonly outputPath?: string;
+  /** Default `YYYYMMDD.N` (UTC), N counting up from the file at `outputPath`. */
+  readonly artifactVersion?: string;
+  /** Default now, ISO 8601 UTC with milliseconds. */
+  readonly publishedAt?: string;
+  /** Index a build: each source path (as the index records it) → its bundle under `moduleRoot`. */
+  readonly bundleMap?: Readonly<Record<string, string>>;
+  /** Where `bundleMap`'s bundles are. Default `packDir`. */
+  readonly moduleRoot?: string;
+  /** Replaces the cache-busted dynamic `import()` of each module. */
+  readonly importModule?: (fileUrl: string) => Promise<unknown>;
+}
+
+export declare const DEFAULT_DISCOVERY: Required<DiscoveryConfig>;
+export declare const DEFAULT_PYTHON_DISCOVERY: Required<DiscoveryConfig>;
+export declare const DEFAULT_JAVA_DISCOVERY: Required<DiscoveryConfig>;
+export declare const DEFAULT_SCALA_DISCOVERY: Required<DiscoveryConfig>;
+/** Config module names looked up at a pack root, in order. */
+export declare const KINDGI_CONFIG_FILENAMES: readonly string[];
+export declare const KINDGI_JSON_CONFIG_FILENAME: 'kindgi.config.json';
+export declare const PYPROJECT_FILENAME: 'pyproject.toml';
+/** Check ids the runtime implements itself: a pack cannot ship a check under one. */
+export declare const RESERVED_CHECK_IDS: readonly string[];
+/** Test and spec files, never primitives. */
+export declare const TEST_FILE_REGEX: RegExp;
+
+export declare function packLanguage(config: KindgiConfig): PackLanguage;
+export declare function isJvmLanguage(language: string): language is JvmLanguage;
+export declare function resolveDiscovery(discovery: DiscoveryConfig | undefined, language?: PackLanguage): Required<DiscoveryConfig>;
+export declare function findKindgiConfig(packDir: string): Promise<KindgiConfigFile | undefined>;
+/** Loads and checks a pack's config. Never rejects. */
+export declare function loadKindgiConfig(
+  packDir: string,
+  options?: LoadKindgiConfigOptions,
+): Promise<IndexerResult<KindgiConfig, IndexerError>>;
+
+/** A discovery pattern (`**`, `*`, `?`, `{a,b}`) as an anchored RegExp over relative paths. */
+export declare function globToRegex(pattern: string): RegExp;
+/** The directory before a pattern's first wildcard segment (`''`: the pack root). */
+export declare function globStaticPrefix(pattern: string): string;
+/** The folders to walk or watch for the patterns (`['']`: the pack root). */
+export declare function discoveryRoots(patterns: readonly string[]): readonly string[];
+/** `(relPath) => true` when the path matches a pattern and is not a test file. */
+export declare function createGlobMatcher(patterns: readonly string[]): (relPath: string) => boolean;
+
+/** Indexes a pack and writes its `index.json`. Never rejects for the pack's fault. */
+export declare function runIndexer(opts: RunIndexerOptions): Promise<IndexerResult<IndexerReport, IndexerError>>;
+
+/** The `kindgi-index` command; resolves with its exit code. */
+export declare function main(argv: readonly string[]): Promise<number>;
+/** `kindgi-index --help`. */
+export declare const HELP_TEXT: string;

@@ -1,14 +1,29 @@
-// The index writer (`@kindgi/handler-runtime-native/kindgi-index`). JSON.stringify hands the
-// value to Rust, which sorts, indents, hashes and writes.
-import { readFile } from 'node:fs/promises';
+// `@kindgi/handler-runtime-native/kindgi-index`: the indexer (`runIndexer`, `main`, config and
+// discovery, from lib/indexer/) and the index writer. JSON.stringify hands a value to Rust,
+// which sorts, indents, hashes and writes.
 import { resolve } from 'node:path';
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
 
 export { MAX_JSON_DEPTH } from './errors.js';
-
-export const INDEX_ENVELOPE_VERSION = 1;
-export const KERNEL_PAYLOAD_VERSION = 1;
+export {
+  INDEX_ENVELOPE_VERSION,
+  KERNEL_PAYLOAD_VERSION,
+  DEFAULT_DISCOVERY,
+  DEFAULT_PYTHON_DISCOVERY,
+  DEFAULT_JAVA_DISCOVERY,
+  DEFAULT_SCALA_DISCOVERY,
+  KINDGI_CONFIG_FILENAMES,
+  KINDGI_JSON_CONFIG_FILENAME,
+  PYPROJECT_FILENAME,
+  RESERVED_CHECK_IDS,
+  PRESET_DECLARATION_SETTINGS,
+} from './indexer/constants.js';
+export { TEST_FILE_REGEX, globToRegex, globStaticPrefix, discoveryRoots, createGlobMatcher } from './indexer/discovery.js';
+export { findKindgiConfig, loadKindgiConfig, packLanguage, isJvmLanguage, resolveDiscovery } from './indexer/config.js';
+export { runIndexer } from './indexer/run.js';
+export { main, HELP_TEXT } from './indexer/cli.js';
+export { readBundleMap } from './indexer/bundle-map.js';
 
 export function canonicalJson(value) {
   return native.canonicalJsonText(Buffer.from(jsonText(value, 'The value')));
@@ -58,24 +73,3 @@ export function indexHash(bytesOrPath) {
   throw invalidArgument(`indexHash takes bytes (a Uint8Array) or a path (a string), not ${describe(bytesOrPath)}`);
 }
 
-/**
- * The bundle map at `file` (`kindgi build` writes `dist/bundle-map.json`): a JSON object of
- * source path → bundle path, every bundle path a non-empty string. Never rejects.
- */
-export async function readBundleMap(file) {
-  let map;
-  try {
-    map = JSON.parse(await readFile(file, 'utf8'));
-  } catch (cause) {
-    const words = cause instanceof Error ? `${cause.name}: ${cause.message}` : `Error: ${String(cause)}`;
-    return { kind: 'err', message: `Cannot read the bundle map ${file}: ${words}` };
-  }
-  const valid =
-    map !== null &&
-    typeof map === 'object' &&
-    !Array.isArray(map) &&
-    Object.values(map).every((target) => typeof target === 'string' && target !== '');
-  return valid
-    ? { kind: 'ok', value: map }
-    : { kind: 'err', message: `The bundle map ${file} must be a JSON object of source path → bundle path.` };
-}

@@ -4,22 +4,47 @@
 import { readdirSync, realpathSync, statSync, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { createDevIndexer } from './indexer/dev-indexer.js';
+import { findKindgiConfig, loadKindgiConfig, resolveDiscovery } from './indexer/config.js';
+import { discoveryRoots } from './indexer/discovery.js';
 import { PACK_ENV_FILTER_VAR } from './pack-env.js';
 import { createPackServiceSupervisor } from './supervisor.js';
 
 const SERVICE_BIN = fileURLToPath(new URL('../bin/kindgi-pack-service.mjs', import.meta.url));
 /** Changes closer together than this are one change (an editor writes a file in steps). */
 const SETTLE_MS = 100;
+/**
+ * The same for `--pack-dir`, where a change is reindexed first: an editor's save is a write or
+ * a rename, each seen within a few milliseconds, and a reindex that meets a half-written file
+ * is followed by another once its last event settles.
+ */
+const PACK_SETTLE_MS = 15;
+/** Where `--pack-dir` writes its index unless `--index` says. */
+export const DEV_INDEX_PATH = join('.kindgi', 'dev', 'index.json');
 
-export const USAGE = `Usage: kindgi-pack-dev --index <index.json> [--module-root <dir>] [--host <address>]
-                       [--port <n>] [--token <token>] [--no-watch] [--json] [-- <command...>]
+export const USAGE = `Usage: kindgi-pack-dev --pack-dir <dir> [--index <index.json>] [options]
+       kindgi-pack-dev --index <index.json> [--module-root <dir>] [options] [-- <command...>]
+Options: [--host <address>] [--port <n>] [--token <token>] [--no-watch] [--json]
 
-Serves a pack through a supervisor front and swaps its pack service whenever a file under
-the module root changes. The child is this package's kindgi-pack-service unless a command
-follows '--' (any pack service with the process contract, e.g. python -m kindgi.pack serve).
+Serves a pack through a supervisor front and swaps its pack service when the pack changes.
+
+--pack-dir runs what \`kindgi dev\` runs: it finds the pack's config, indexes the pack with
+runIndexer into <dir>/${DEV_INDEX_PATH.split(sep).join('/')} (or --index), serves it, and on every change under
+the discovery roots (or to the config) reindexes, then swaps. A long-lived indexer process
+imports again only the modules that changed. A change that breaks the pack (an import error,
+an invalid schema, any indexer error) keeps the old child serving and says why. A change
+to the config's discovery patterns takes effect when the command is started again.
+
+--index serves a built index and swaps whenever a file under the module root (default: the
+index's folder) or the index changes. The child is this package's kindgi-pack-service unless
+a command follows '--' (any pack service with the process contract, e.g. python -m
+kindgi.pack serve).
+
 The child gets this command's environment, with KINDGI_PACK_ENV_FILTER=off unless it is set.
---json writes every event as one JSON line on stdout.`;
+--json writes every event as one JSON line on stdout (with --pack-dir, also 'indexed' and
+'index-failed').`;
 
 /** Reads the arguments; `{ problems }` when they do not make a configuration. */
 export function readDevArgs(argv) {
@@ -28,7 +53,14 @@ export function readDevArgs(argv) {
   const command = split < 0 ? undefined : argv.slice(split + 1);
   const problems = [];
   const options = { watch: true, json: false };
-  const valued = { '--index': 'index', '--module-root': 'moduleRoot', '--host': 'host', '--port': 'port', '--token': 'token' };
+  const valued = {
+    '--index': 'index',
+    '--pack-dir': 'packDir',
+    '--module-root': 'moduleRoot',
+    '--host': 'host',
+    '--port': 'port',
+    '--token': 'token',
+  };
   for (let i = 0; i < own.length; i += 1) {
     const arg = own[i];
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -49,7 +81,8 @@ export function readDevArgs(argv) {
       }
     } else problems.push(`Unknown argument ${JSON.stringify(arg)}`);
   }
-  if (options.index === undefined) problems.push('--index is required');
+  if (options.index === undefined && options.packDir === undefined) problems.push('--index or --pack-dir is required');
+  if (options.packDir !== undefined && command !== undefined) problems.push("--pack-dir serves with this package's pack service; a command after '--' goes with --index");
   if (options.port !== undefined) {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`--port must be a port number, not ${JSON.stringify(options.port)}`);
@@ -57,12 +90,14 @@ export function readDevArgs(argv) {
   }
   if (command !== undefined && command.length === 0) problems.push("'--' needs a command after it");
   if (problems.length > 0) return { problems };
-  const index = resolve(options.index);
+  const packDir = options.packDir === undefined ? undefined : resolve(options.packDir);
+  const index = resolve(options.index ?? join(packDir, DEV_INDEX_PATH));
   return {
     value: {
       ...options,
+      ...(packDir !== undefined && { packDir }),
       index,
-      moduleRoot: resolve(options.moduleRoot ?? dirname(index)),
+      moduleRoot: resolve(options.moduleRoot ?? packDir ?? dirname(index)),
       command: command ?? [process.execPath, SERVICE_BIN],
     },
   };
@@ -91,8 +126,8 @@ export async function devMain(
     if (!config.json) return printError(message);
     say({ kind: 'error', ...(error?.code !== undefined && { code: error.code }), message }, message);
   };
-  const indexStat = await stat(config.index).catch(() => undefined);
-  if (indexStat === undefined || !indexStat.isFile()) {
+  const indexStat = config.packDir === undefined ? await stat(config.index).catch(() => undefined) : undefined;
+  if (config.packDir === undefined && (indexStat === undefined || !indexStat.isFile())) {
     sayError(`No index at ${config.index}`);
     return 1;
   }
@@ -123,13 +158,21 @@ export async function devMain(
     signal?.addEventListener('abort', resolveClosed, { once: true });
   }).then(() => supervisor.beginClose());
   let watcher;
+  let loop;
   try {
+    if (config.packDir !== undefined) {
+      loop = await packLoop(config, supervisor, { say, sayError });
+      if (loop === undefined) return 1;
+    }
     const front = await supervisor.listen();
     say({ kind: 'front', url: front.url, port: front.port, token: supervisor.token }, `Front: ${front.url}  token: ${supervisor.token}`);
-    const start = () => supervisor.start(config.index).catch(sayError);
+    const start = loop?.refresh ?? (() => supervisor.start(config.index).catch(sayError));
     // Watching begins with the first boot: a change while it boots swaps once it is done.
-    const first = start();
-    if (config.watch) watcher = watchPack(config, first, start, sayError);
+    const first = start(new Set());
+    if (config.watch) {
+      const watched = loop?.watched ?? { roots: [config.moduleRoot], files: [config.index], settleMs: SETTLE_MS };
+      watcher = watchPack(watched, first, start, sayError);
+    }
     await first;
     await closed;
   } catch (error) {
@@ -137,11 +180,75 @@ export async function devMain(
     return 1;
   } finally {
     watcher?.close();
+    loop?.close();
     await supervisor.close();
   }
   say({ kind: 'closed' }, 'Closed.');
   return 0;
 }
+
+/**
+ * `--pack-dir`: the pack's config found and checked, and `refresh(changed)`, which reindexes in
+ * the long-lived indexer process and swaps to the new index when it is whole. `undefined` when
+ * the pack has no usable config (said already).
+ */
+async function packLoop(config, supervisor, { say, sayError }) {
+  const loaded = await loadKindgiConfig(config.packDir);
+  if (loaded.kind === 'err') {
+    sayError(loaded.error);
+    return undefined;
+  }
+  const discovery = resolveDiscovery(loaded.value.discovery);
+  const roots = discoveryRoots(Object.values(discovery)).map((root) => join(config.packDir, root));
+  const configFile = (await findKindgiConfig(config.packDir))?.path;
+  const indexer = createDevIndexer();
+  // The files the last run imported: a change to any other file (a helper they import, say)
+  // needs a fresh indexer process, as Node imports a module once per process.
+  let modules = new Set();
+  let serving = false;
+  const failedIndex = (event, text) => {
+    say({ kind: 'index-failed', ...event }, `Index failed${serving ? ', the previous child keeps serving' : ''}:\n  ${text}`);
+  };
+  const refresh = async (changed) => {
+    if ([...changed].some((path) => !modules.has(path) && MODULE_FILE.test(path))) indexer.renew();
+    const started = performance.now();
+    const reply = await indexer.index({ packDir: config.packDir, outputPath: config.index });
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    if (reply.thrown !== undefined) return failedIndex({ error: reply.thrown, ms }, `${reply.thrown.name}: ${reply.thrown.message}`);
+    const { outcome } = reply;
+    if (outcome.kind === 'err') return failedIndex({ error: outcome.error, ms }, `${outcome.error.code}: ${outcome.error.message}`);
+    modules = new Set(reply.files.map((relPath) => join(config.packDir, relPath)));
+    const { counts, fileErrors, warnings } = outcome.value;
+    // A broken module keeps what serves; with nothing serving yet, what indexed is served.
+    if (fileErrors.length > 0 && serving) {
+      return failedIndex({ fileErrors, ms }, fileErrors.map((e) => `${e.code}: ${e.message}`).join('\n  '));
+    }
+    say({ kind: 'indexed', counts, ms, fileErrors, warnings }, `Indexed ${describeCounts(counts)} in ${ms} ms`);
+    for (const e of fileErrors) sayError({ code: e.code, message: e.message });
+    try {
+      if ((await supervisor.start(config.index)).kind === 'ok') serving = true;
+    } catch (error) {
+      sayError(error);
+    }
+  };
+  return {
+    refresh,
+    watched: {
+      roots,
+      files: configFile === undefined ? [] : [configFile],
+      settleMs: PACK_SETTLE_MS,
+      // Discovery never reads dot entries; the dev index lives in one.
+      ignore: (name) => name.startsWith('.'),
+    },
+    close: () => indexer.close(),
+  };
+}
+
+/** A file a primitive's module may import (an editor's temporary file is none of these). */
+const MODULE_FILE = /\.(?:[cm]?[jt]sx?|json)$/;
+
+const describeCounts = ({ tools, guardrails, agents, flows }) =>
+  `${tools} tools, ${guardrails} guardrails, ${agents} agents, ${flows} flows`;
 
 /** Folders never watched, and editor temp files (vim's swap files and `4913` probe, emacs' lock and backup files). */
 const IGNORED_DIRS = new Set(['.git', 'node_modules']);
@@ -150,15 +257,17 @@ const isTempFile = (name) => name === '4913' || name.endsWith('~') || name.start
 const ROOT_POLL_MS = 500;
 
 /**
- * Calls `restart` (which never rejects) once changes under the module root, or to the index,
- * have settled: after `first`, and never two at once; changes during a run make one more run.
- * `failed` hears of a watcher's error (the watching goes on where it can).
+ * Calls `restart(changed)` (which never rejects; `changed` is the set of paths seen changing)
+ * once changes under `roots`, or to one of `files`, have settled: after `first`, and never two
+ * at once; changes during a run make one more run. `failed` hears of a watcher's error (the
+ * watching goes on where it can). `ignore(name)` leaves out more entries than the defaults.
  */
-function watchPack(config, first, restart, failed) {
+function watchPack({ roots, files, settleMs, ignore = () => false }, first, restart, failed) {
   let timer;
   let running = true;
   let dirty = false;
   let closed = false;
+  let changes = new Set();
   const run = () => {
     if (closed) return;
     if (running) {
@@ -166,7 +275,9 @@ function watchPack(config, first, restart, failed) {
       return;
     }
     running = true;
-    restart().then(settled);
+    const changed = changes;
+    changes = new Set();
+    restart(changed).then(settled);
   };
   const settled = () => {
     running = false;
@@ -176,14 +287,15 @@ function watchPack(config, first, restart, failed) {
     }
   };
   first.then(settled);
-  const changed = () => {
+  const changed = (path) => {
+    changes.add(path);
     clearTimeout(timer);
-    timer = setTimeout(run, SETTLE_MS);
+    timer = setTimeout(run, settleMs);
   };
+  const skipped = (name) => isTempFile(name) || IGNORED_DIRS.has(name) || ignore(name);
 
   // One non-recursive watch per folder, not Node's recursive one: on Linux that follows each
   // file's inode and misses edits after an editor's rename-over save or a delete and recreate.
-  const root = config.moduleRoot;
   const dirs = new Map();
   // Each watched folder's real path: a symlinked folder is followed once, and a link back up
   // the tree is no loop.
@@ -199,7 +311,7 @@ function watchPack(config, first, restart, failed) {
         clearInterval(polls.get(dir));
         polls.delete(dir);
         back();
-        changed();
+        changed(dir);
       }, ROOT_POLL_MS),
     );
   };
@@ -219,73 +331,77 @@ function watchPack(config, first, restart, failed) {
       }
     }
   };
-  // The root itself went (`rm -rf dist`): look for it again, and its return is a change.
-  const rootGone = () => {
-    drop(root);
-    awaitReturn(root, () => add(root));
-  };
-  const seen = (dir, name) => {
-    if (name !== null && (isTempFile(name) || IGNORED_DIRS.has(name))) return;
-    changed();
-    if (dir === root && !exists(root)) return rootGone();
-    if (name === null) return add(dir);
-    const path = join(dir, name);
-    // A folder, or a link to one, is watched; an entry that went is dropped.
-    if (exists(path)) add(path);
-    else drop(path);
-  };
-  /** Watches `dir` and the folders under it not yet watched. */
-  const add = (dir) => {
-    if (closed || (dir !== root && IGNORED_DIRS.has(basename(dir)))) return;
-    if (!dirs.has(dir)) {
-      let real;
+  /** Watches the tree at `root`; a root that goes (`rm -rf dist`) is looked for again. */
+  const watchTree = (root) => {
+    const rootGone = () => {
+      drop(root);
+      awaitReturn(root, () => add(root));
+    };
+    const seen = (dir, name) => {
+      if (name !== null && skipped(name)) return;
+      changed(name === null ? dir : join(dir, name));
+      if (dir === root && !exists(root)) return rootGone();
+      if (name === null) return add(dir);
+      const path = join(dir, name);
+      // A folder, or a link to one, is watched; an entry that went is dropped.
+      if (exists(path)) add(path);
+      else drop(path);
+    };
+    /** Watches `dir` and the folders under it not yet watched. */
+    const add = (dir) => {
+      if (closed || (dir !== root && skipped(basename(dir)))) return;
+      if (!dirs.has(dir)) {
+        let real;
+        try {
+          real = realpathSync(dir);
+        } catch {
+          if (dir === root) rootGone();
+          return;
+        }
+        if ([...reals.values()].includes(real)) return;
+        let w;
+        try {
+          w = watch(dir, (_, name) => seen(dir, name === null ? null : String(name)));
+        } catch (error) {
+          if (error?.code !== 'ENOENT' && error?.code !== 'ENOTDIR') failed(error);
+          else if (dir === root) rootGone();
+          return;
+        }
+        w.on('error', (error) => {
+          if (dir === root ? exists(root) : exists(dir)) failed(error);
+          else if (dir === root) rootGone();
+          else drop(dir);
+        });
+        dirs.set(dir, w);
+        reals.set(dir, real);
+      }
+      let entries;
       try {
-        real = realpathSync(dir);
+        entries = readdirSync(dir, { withFileTypes: true });
       } catch {
-        if (dir === root) rootGone();
         return;
       }
-      if ([...reals.values()].includes(real)) return;
-      let w;
-      try {
-        w = watch(dir, (_, name) => seen(dir, name === null ? null : String(name)));
-      } catch (error) {
-        if (error?.code !== 'ENOENT' && error?.code !== 'ENOTDIR') failed(error);
-        else if (dir === root) rootGone();
-        return;
+      for (const entry of entries) {
+        if (entry.isDirectory() || (entry.isSymbolicLink() && exists(join(dir, entry.name)))) add(join(dir, entry.name));
       }
-      w.on('error', (error) => {
-        if (dir === root ? exists(root) : exists(dir)) failed(error);
-        else if (dir === root) rootGone();
-        else drop(dir);
-      });
-      dirs.set(dir, w);
-      reals.set(dir, real);
-    }
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory() || (entry.isSymbolicLink() && exists(join(dir, entry.name)))) add(join(dir, entry.name));
-    }
+    };
+    add(root);
   };
-  add(root);
+  for (const root of roots) watchTree(root);
 
-  // An index outside the root: its folder is watched, not the file (an editor that saves by
-  // renaming replaces the file), and looked for again when it goes, as the root is.
-  let indexWatch;
-  const watchIndex = (dir, name) => {
+  // A file outside the roots (the index, the config): its folder is watched, not the file (an
+  // editor that saves by renaming replaces the file), and looked for again when it goes.
+  const fileWatches = new Set();
+  const watchFile = (dir, name) => {
+    let fileWatch;
     const gone = () => {
-      indexWatch?.close();
-      indexWatch = undefined;
-      awaitReturn(dir, () => watchIndex(dir, name));
+      fileWatch?.close();
+      fileWatches.delete(fileWatch);
+      awaitReturn(dir, () => watchFile(dir, name));
     };
     try {
-      indexWatch = watch(dir, (_, file) => {
-        if (file === null || String(file) === name || !exists(dir)) changed();
+      fileWatch = watch(dir, (_, file) => {
+        if (file === null || String(file) === name || !exists(dir)) changed(join(dir, name));
         if (!exists(dir)) gone();
       });
     } catch (error) {
@@ -293,16 +409,20 @@ function watchPack(config, first, restart, failed) {
       else failed(error);
       return;
     }
-    indexWatch.on('error', (error) => (exists(dir) ? failed(error) : gone()));
+    fileWatches.add(fileWatch);
+    fileWatch.on('error', (error) => (exists(dir) ? failed(error) : gone()));
   };
-  if (relative(root, config.index).startsWith('..')) watchIndex(dirname(config.index), basename(config.index));
+  for (const file of files) {
+    if (roots.every((root) => relative(root, file).startsWith('..'))) watchFile(dirname(file), basename(file));
+  }
   return {
     close() {
       closed = true;
       clearTimeout(timer);
       for (const poll of polls.values()) clearInterval(poll);
       polls.clear();
-      indexWatch?.close();
+      for (const w of fileWatches) w.close();
+      fileWatches.clear();
       for (const w of dirs.values()) w.close();
       dirs.clear();
       reals.clear();

@@ -8,6 +8,7 @@
 pub mod canonical;
 pub mod env;
 pub mod ids;
+pub mod indexer;
 pub mod js;
 pub mod json;
 pub mod log;

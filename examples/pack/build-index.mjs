@@ -1,9 +1,9 @@
-// Writes this pack's index.json from its modules, with the package's index writer: each
-// tool's and guardrail's definition as data, and where its code lives. `node
-// examples/pack/build-index.mjs` rewrites the committed file; the build is pinned (artifact
-// version and time), so the same modules always give the same bytes.
+// Writes this pack's index.json with the package's indexer (`runIndexer`, as `kindgi-index
+// --pack-dir examples/pack` does). `node examples/pack/build-index.mjs` rewrites the committed
+// file; the build is pinned (artifact version and time), so the same modules always give the
+// same bytes. `exampleIndex()` assembles the same index by hand, which the tests hold equal.
 import { fileURLToPath } from 'node:url';
-import { writeIndex } from '../../lib/kindgi-index.js';
+import { runIndexer } from '../../lib/kindgi-index.js';
 
 const TOOLS = ['tools/greet.mjs', 'tools/word-count.mjs', 'tools/countdown.mjs'];
 const GUARDRAILS = ['guardrails/no-shouting.mjs'];
@@ -35,7 +35,13 @@ export async function exampleIndex() {
   };
 }
 
+/** Indexes the pack into `outputPath` with the pinned build. */
+export function buildExampleIndex(outputPath) {
+  return runIndexer({ packDir: fileURLToPath(new URL('.', import.meta.url)), outputPath, ...BUILD });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const written = await writeIndex(await exampleIndex(), fileURLToPath(new URL('index.json', import.meta.url)), BUILD);
-  process.stdout.write(`${written.outputPath}: ${written.bytes} bytes, ${written.indexHash}\n`);
+  const outcome = await buildExampleIndex(fileURLToPath(new URL('index.json', import.meta.url)));
+  if (outcome.kind === 'err') throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+  process.stdout.write(`${JSON.stringify(outcome.value, null, 2)}\n`);
 }

@@ -7,6 +7,7 @@ mod canonical;
 mod env;
 mod errors;
 mod ids;
+mod indexer;
 mod logs;
 mod pack_service;
 mod protocol;

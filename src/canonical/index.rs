@@ -76,19 +76,28 @@ pub struct FsFailure {
 
 impl fmt::Display for FsFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some((code, description)) = node_errno(&self.cause) else {
-            return write!(f, "Error: {}", self.cause);
-        };
         write!(
             f,
-            "Error: {code}: {description}, {} '{}'",
-            self.syscall,
-            self.path.display()
+            "Error: {}",
+            node_fs_message(&self.cause, self.syscall, &self.path)
         )?;
         if let Some(dest) = &self.dest {
-            write!(f, " -> '{}'", dest.display())?;
+            if node_errno(&self.cause).is_some() {
+                write!(f, " -> '{}'", dest.display())?;
+            }
         }
         Ok(())
+    }
+}
+
+/// An `fs` failure's message as Node words it (`ENOENT: no such file or directory, open
+/// '/a/b'`), or the error's own text for one libuv names otherwise.
+pub fn node_fs_message(error: &io::Error, syscall: &str, path: &Path) -> String {
+    match node_errno(error) {
+        Some((code, description)) => {
+            format!("{code}: {description}, {syscall} '{}'", path.display())
+        }
+        None => error.to_string(),
     }
 }
 

@@ -10,7 +10,9 @@
 mod index;
 mod time;
 
-pub use index::{write_index, FsFailure, IndexWriteError, IndexWriteRequest, IndexWritten};
+pub use index::{
+    node_fs_message, write_index, FsFailure, IndexWriteError, IndexWriteRequest, IndexWritten,
+};
 pub use time::{iso_utc_millis, utc_yyyymmdd, write_iso_utc_millis};
 
 use crate::json::{

@@ -1,0 +1,432 @@
+//! The indexer: config files, discovery and the assembled, written index. Results cross as
+//! JSON text (JavaScript parses it), errors as `IndexerError` JSON in the TypeScript member
+//! order.
+
+use crate::indexer::assemble::{assemble, write, Assembled};
+use crate::indexer::config::{
+    check_config, explicit_format, find_config, language_mismatch, not_found, read_pyproject,
+    two_configs, ConfigFormat, Language, KINDGI_CONFIG_FILENAMES, KINDGI_JSON_CONFIG_FILENAME,
+    NON_FINITE_MARKER, PYPROJECT_FILENAME,
+};
+use crate::indexer::discover::{discover_files, discover_in_bundle_map, Patterns};
+use crate::indexer::entries::{AGENT_FIELDS, CHECK_FIELDS, GUARDRAIL_FIELDS, TOOL_FIELDS};
+use crate::indexer::glob::{
+    discovery_roots, glob_regex_source_utf16, glob_static_prefix, TEST_FILE_PATTERN,
+};
+use crate::indexer::request::parse_request;
+use crate::indexer::{
+    messages, IndexerError, IndexerErrorCode, PrimitiveKind, INDEX_ENVELOPE_VERSION,
+    KERNEL_PAYLOAD_VERSION, RESERVED_CHECK_IDS,
+};
+use crate::json::{to_js_json, write_json_str};
+use napi::bindgen_prelude::Utf16String;
+use napi_derive::napi;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+fn error_json(error: &IndexerError) -> String {
+    let mut out = String::new();
+    error.write_json(&mut out);
+    out
+}
+
+/// The indexer's constants and field lists, as JSON (read once by `lib/indexer/constants.js`).
+#[napi(js_name = "indexerConstants")]
+pub fn indexer_constants() -> String {
+    let discovery = |language: Language| {
+        let [tools, guardrails, agents, flows] = language.default_discovery();
+        json!({ "tools": tools, "guardrails": guardrails, "agents": agents, "flows": flows })
+    };
+    let codes: Vec<&str> = IndexerErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    to_js_json(&json!({
+        "indexEnvelopeVersion": INDEX_ENVELOPE_VERSION,
+        "kernelPayloadVersion": KERNEL_PAYLOAD_VERSION,
+        "defaultDiscovery": discovery(Language::Node),
+        "defaultPythonDiscovery": discovery(Language::Python),
+        "defaultJavaDiscovery": discovery(Language::Java),
+        "defaultScalaDiscovery": discovery(Language::Scala),
+        "configFilenames": KINDGI_CONFIG_FILENAMES,
+        "jsonConfigFilename": KINDGI_JSON_CONFIG_FILENAME,
+        "pyprojectFilename": PYPROJECT_FILENAME,
+        "nonFiniteMarker": NON_FINITE_MARKER,
+        "reservedCheckIds": RESERVED_CHECK_IDS,
+        "testFilePattern": TEST_FILE_PATTERN,
+        "languages": Language::ALL.map(Language::as_str),
+        "jvmLanguages": Language::ALL.into_iter().filter(|l| l.is_jvm()).map(Language::as_str).collect::<Vec<_>>(),
+        "errorCodes": codes,
+        "fields": {
+            "tool": TOOL_FIELDS,
+            "guardrail": GUARDRAIL_FIELDS,
+            "agent": AGENT_FIELDS,
+            "check": CHECK_FIELDS,
+        },
+    }))
+}
+
+/// UTF-16 in and out: a pattern's lone surrogates stay as they are, as in JavaScript.
+#[napi(js_name = "globRegexSource")]
+pub fn glob_regex_source_js(pattern: Utf16String) -> Utf16String {
+    Utf16String::from(glob_regex_source_utf16(&pattern))
+}
+
+#[napi(js_name = "globStaticPrefix")]
+pub fn glob_static_prefix_js(pattern: String) -> String {
+    glob_static_prefix(&pattern)
+}
+
+#[napi(js_name = "discoveryRoots")]
+pub fn discovery_roots_js(patterns: Vec<String>) -> Vec<String> {
+    discovery_roots(&patterns)
+}
+
+/// `{"path","format","conflictsWith"?}` or `null`.
+#[napi(js_name = "findKindgiConfig")]
+pub async fn find_kindgi_config(pack_dir: String) -> String {
+    let found = tokio::task::spawn_blocking(move || find_config(Path::new(&pack_dir)))
+        .await
+        .ok()
+        .flatten();
+    match found {
+        None => "null".into(),
+        Some(file) => {
+            let mut value =
+                json!({ "path": file.path.display().to_string(), "format": file.format.as_str() });
+            if let (Some(other), Value::Object(map)) = (file.conflicts_with, &mut value) {
+                map.insert(
+                    "conflictsWith".into(),
+                    Value::String(other.display().to_string()),
+                );
+            }
+            to_js_json(&value)
+        }
+    }
+}
+
+fn format_of(name: &str) -> ConfigFormat {
+    match name {
+        "pyproject" => ConfigFormat::Pyproject,
+        "json" => ConfigFormat::Json,
+        _ => ConfigFormat::Module,
+    }
+}
+
+/// Where a config lives for `loadKindgiConfig`: `{"file": {"path","format"}}` or `{"error"}`.
+/// `configPath`, when given, is read as its name says; else the pack root is searched.
+#[napi(js_name = "locateKindgiConfig")]
+pub async fn locate_kindgi_config(pack_dir: String, config_path: Option<String>) -> String {
+    let job = move || -> Result<(PathBuf, ConfigFormat), IndexerError> {
+        let pack_dir = PathBuf::from(pack_dir);
+        match config_path {
+            Some(explicit) => {
+                let path = PathBuf::from(explicit);
+                if path.exists() {
+                    Ok((path.clone(), explicit_format(&path)))
+                } else {
+                    Err(not_found(&pack_dir))
+                }
+            }
+            None => match find_config(&pack_dir) {
+                None => Err(not_found(&pack_dir)),
+                Some(file) => match file.conflicts_with {
+                    Some(other) => Err(two_configs(&pack_dir, &other)),
+                    None => Ok((file.path, file.format)),
+                },
+            },
+        }
+    };
+    match tokio::task::spawn_blocking(job).await {
+        Ok(Ok((path, format))) => to_js_json(
+            &json!({ "file": { "path": path.display().to_string(), "format": format.as_str() } }),
+        ),
+        Ok(Err(error)) => format!("{{\"error\":{}}}", error_json(&error)),
+        Err(stopped) => format!(
+            "{{\"error\":{}}}",
+            error_json(&IndexerError::new(
+                IndexerErrorCode::ConfigParseFailed,
+                stopped.to_string()
+            ))
+        ),
+    }
+}
+
+/// A `pyproject.toml`'s `[tool.kindgi]` table: `{"record"}` (a TOML `inf` or `nan` as a
+/// `NON_FINITE_MARKER` object) or `{"error"}`.
+#[napi(js_name = "readPyprojectConfig")]
+pub async fn read_pyproject_config(path: String) -> String {
+    let job = move || read_pyproject(Path::new(&path));
+    match tokio::task::spawn_blocking(job).await {
+        Ok(Ok(record)) => {
+            let mut out = String::from("{\"record\":");
+            out.push_str(&to_js_json(&Value::Object(record)));
+            out.push('}');
+            out
+        }
+        Ok(Err(error)) => format!("{{\"error\":{}}}", error_json(&error)),
+        Err(stopped) => format!(
+            "{{\"error\":{}}}",
+            error_json(&IndexerError::new(
+                IndexerErrorCode::ConfigParseFailed,
+                stopped.to_string()
+            ))
+        ),
+    }
+}
+
+/// The checks every config passes, on `{pack, language}` as JSON: `{"language"}` (the pack's,
+/// defaults filled in) or `{"error"}`.
+#[napi(js_name = "checkKindgiConfig")]
+pub fn check_kindgi_config(projection: String, path: String, format: String) -> String {
+    let record = match serde_json::from_str::<Value>(&projection) {
+        Ok(Value::Object(record)) => record,
+        _ => Map::new(),
+    };
+    match check_config(&record, Path::new(&path), format_of(&format)) {
+        Ok(language) => format!("{{\"language\":\"{}\"}}", language.as_str()),
+        Err(error) => format!("{{\"error\":{}}}", error_json(&error)),
+    }
+}
+
+/// The refusal of a pack this indexer does not index, or `null` for a Node pack.
+#[napi(js_name = "languageRefusal")]
+pub fn language_refusal(pack_dir: String, language: String) -> Option<String> {
+    let language = Language::parse(&language).unwrap_or(Language::Node);
+    (language != Language::Node)
+        .then(|| error_json(&language_mismatch(Path::new(&pack_dir), language)))
+}
+
+/// The config's env problems as the indexer reports them.
+#[napi(js_name = "configEnvRefusal")]
+pub fn config_env_refusal(message: String) -> String {
+    error_json(&messages::config_env_invalid(&message))
+}
+
+#[napi(object)]
+pub struct DiscoveredJs {
+    pub rel_path: String,
+    pub expected_kind: Option<String>,
+    /// `fs.stat`'s `mtimeMs` of the file imported (its bundle, given a map), when it exists.
+    pub mtime_ms: Option<f64>,
+}
+
+#[napi(object)]
+pub struct DiscoveryOutcome {
+    pub files: Vec<DiscoveredJs>,
+    /// `discovery-empty`, or a pattern regress refused, as `IndexerError` JSON.
+    pub error: Option<String>,
+}
+
+/// Node's `mtimeMs`: seconds times 1e3 plus nanoseconds over 1e6, in doubles.
+fn mtime_ms(path: &Path) -> Option<f64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(since.as_secs() as f64 * 1e3 + f64::from(since.subsec_nanos()) / 1e6)
+}
+
+/// Discovers the pack's files: walked under `packDir`, or the bundle map's sources (each then
+/// stat'ed at its bundle under `moduleRoot`).
+#[napi(js_name = "discoverPackFiles")]
+pub async fn discover_pack_files(
+    pack_dir: String,
+    patterns: Vec<Utf16String>,
+    bundle_map: Option<String>,
+    module_root: String,
+) -> DiscoveryOutcome {
+    let patterns: Vec<Vec<u16>> = patterns.iter().map(|p| p.to_vec()).collect();
+    let job = move || {
+        let [tools, guardrails, agents, flows]: [Vec<u16>; 4] =
+            patterns.try_into().unwrap_or_else(|_| {
+                Language::Node
+                    .default_discovery()
+                    .map(|p| p.encode_utf16().collect())
+            });
+        let patterns: Patterns = [
+            (PrimitiveKind::Tool, tools),
+            (PrimitiveKind::Guardrail, guardrails),
+            (PrimitiveKind::Agent, agents),
+            (PrimitiveKind::Flow, flows),
+        ];
+        let pack_dir = PathBuf::from(pack_dir);
+        let map: Option<Map<String, Value>> =
+            bundle_map.and_then(|text| match serde_json::from_str(&text) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => None,
+            });
+        let found = match &map {
+            Some(map) => {
+                let sources: Vec<String> = map.keys().cloned().collect();
+                discover_in_bundle_map(&sources, &patterns)
+            }
+            None => discover_files(&pack_dir, &patterns),
+        };
+        let files = match found {
+            Ok(files) => files,
+            Err(error) => {
+                return DiscoveryOutcome {
+                    files: Vec::new(),
+                    error: Some(error_json(
+                        &IndexerError::new(IndexerErrorCode::ConfigInvalid, error.to_string())
+                            .field("discovery"),
+                    )),
+                }
+            }
+        };
+        if files.is_empty() {
+            return DiscoveryOutcome {
+                files: Vec::new(),
+                error: Some(error_json(&messages::discovery_empty(
+                    &pack_dir,
+                    map.is_some(),
+                ))),
+            };
+        }
+        let module_root = PathBuf::from(module_root);
+        let files = files
+            .into_iter()
+            .map(|file| {
+                let bundle = map
+                    .as_ref()
+                    .and_then(|m| m.get(&file.rel_path))
+                    .and_then(Value::as_str);
+                let path = match bundle {
+                    Some(bundle) => module_root.join(bundle),
+                    None => pack_dir.join(&file.rel_path),
+                };
+                DiscoveredJs {
+                    mtime_ms: mtime_ms(&path),
+                    rel_path: file.rel_path,
+                    expected_kind: file.expected_kind.map(|k| k.as_str().to_owned()),
+                }
+            })
+            .collect();
+        DiscoveryOutcome { files, error: None }
+    };
+    tokio::task::spawn_blocking(job)
+        .await
+        .unwrap_or_else(|stopped| DiscoveryOutcome {
+            files: Vec::new(),
+            error: Some(error_json(&IndexerError::new(
+                IndexerErrorCode::DiscoveryEmpty,
+                stopped.to_string(),
+            ))),
+        })
+}
+
+#[napi(object)]
+pub struct AssembleOutcome {
+    /// The report's body (`counts`, `fileErrors`, `warnings`, the versions) as JSON.
+    pub report: Option<String>,
+    /// `output-write-failed` (or a malformed request) as `IndexerError` JSON.
+    pub error: Option<String>,
+    /// Milliseconds spent building and checking the entries, and writing.
+    pub validate_ms: f64,
+    pub write_ms: f64,
+}
+
+/// Builds, checks, sorts and writes the index from what JavaScript found in each file.
+#[napi(js_name = "assembleIndex")]
+pub async fn assemble_index(
+    request: String,
+    output_path: String,
+    artifact_version: Option<String>,
+    published_at: Option<String>,
+) -> AssembleOutcome {
+    let job = move || {
+        let started = Instant::now();
+        let request = match parse_request(&request) {
+            Ok(request) => request,
+            Err(error) => {
+                return failed(IndexerError::new(
+                    IndexerErrorCode::ManifestValidationFailed,
+                    error.to_string(),
+                ))
+            }
+        };
+        let assembled = assemble(
+            &request.pack_id,
+            &request.pack_version,
+            request.env.as_ref(),
+            &request.files,
+        );
+        let validated = Instant::now();
+        let output = Path::new(&output_path);
+        let written = write(
+            &assembled,
+            output,
+            artifact_version,
+            published_at,
+            SystemTime::now(),
+        );
+        let validate_ms = (validated - started).as_secs_f64() * 1e3;
+        let write_ms = validated.elapsed().as_secs_f64() * 1e3;
+        match written {
+            Ok(written) => AssembleOutcome {
+                report: Some(report_json(
+                    &request.pack_id,
+                    &request.pack_version,
+                    &assembled,
+                    &written.artifact_version,
+                    &written.published_at,
+                )),
+                error: None,
+                validate_ms,
+                write_ms,
+            },
+            Err(error) => failed(messages::output_write_failed(output, &error)),
+        }
+    };
+    tokio::task::spawn_blocking(job)
+        .await
+        .unwrap_or_else(|stopped| {
+            failed(IndexerError::new(
+                IndexerErrorCode::OutputWriteFailed,
+                stopped.to_string(),
+            ))
+        })
+}
+
+fn failed(error: IndexerError) -> AssembleOutcome {
+    AssembleOutcome {
+        report: None,
+        error: Some(error_json(&error)),
+        validate_ms: 0.0,
+        write_ms: 0.0,
+    }
+}
+
+/// The report without `outputPath` (JavaScript has it): members in the TypeScript order.
+fn report_json(
+    pack_id: &str,
+    pack_version: &str,
+    assembled: &Assembled,
+    artifact_version: &str,
+    published_at: &str,
+) -> String {
+    let mut out = String::from("{\"packId\":");
+    write_json_str(&mut out, pack_id);
+    out.push_str(",\"packVersion\":");
+    write_json_str(&mut out, pack_version);
+    out.push_str(",\"artifactVersion\":");
+    write_json_str(&mut out, artifact_version);
+    out.push_str(",\"publishedAt\":");
+    write_json_str(&mut out, published_at);
+    let [tools, guardrails, agents, flows] = assembled.counts;
+    out.push_str(&format!(
+        ",\"counts\":{{\"tools\":{tools},\"guardrails\":{guardrails},\"agents\":{agents},\"flows\":{flows}}},\"fileErrors\":["
+    ));
+    for (at, error) in assembled.file_errors.iter().enumerate() {
+        if at > 0 {
+            out.push(',');
+        }
+        error.write_json(&mut out);
+    }
+    out.push_str("],\"warnings\":[");
+    for (at, warning) in assembled.warnings.iter().enumerate() {
+        if at > 0 {
+            out.push(',');
+        }
+        warning.write_json(&mut out);
+    }
+    out.push_str("]}");
+    out
+}
