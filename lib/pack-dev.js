@@ -219,12 +219,14 @@ async function packLoop(config, supervisor, { say, sayError }) {
     if (outcome.kind === 'err') return failedIndex({ error: outcome.error, ms }, `${outcome.error.code}: ${outcome.error.message}`);
     modules = new Set(reply.files.map((relPath) => join(config.packDir, relPath)));
     const { counts, fileErrors, warnings } = outcome.value;
+    const { schemaErrors } = reply;
     // A broken module keeps what serves; with nothing serving yet, what indexed is served.
-    if (fileErrors.length > 0 && serving) {
-      return failedIndex({ fileErrors, ms }, fileErrors.map((e) => `${e.code}: ${e.message}`).join('\n  '));
+    if ((fileErrors.length > 0 || schemaErrors.length > 0) && serving) {
+      const problems = [...fileErrors.map((e) => `${e.code}: ${e.message}`), ...schemaErrors.map((e) => e.message)];
+      return failedIndex({ fileErrors, schemaErrors, ms }, problems.join('\n  '));
     }
     say({ kind: 'indexed', counts, ms, fileErrors, warnings }, `Indexed ${describeCounts(counts)} in ${ms} ms`);
-    for (const e of fileErrors) sayError({ code: e.code, message: e.message });
+    for (const e of [...fileErrors, ...schemaErrors]) sayError({ ...(e.code !== undefined && { code: e.code }), message: e.message });
     try {
       if ((await supervisor.start(config.index)).kind === 'ok') serving = true;
     } catch (error) {
