@@ -1,5 +1,6 @@
 // `readBundleMap`: the bundle map `kindgi build` writes, read for `kindgi-index --bundle-map`.
 import { readFile } from 'node:fs/promises';
+import { stringifyError } from './errors.js';
 
 /**
  * The bundle map at `file` (`kindgi build` writes `dist/bundle-map.json`): a JSON object of
@@ -10,8 +11,7 @@ export async function readBundleMap(file) {
   try {
     map = JSON.parse(await readFile(file, 'utf8'));
   } catch (cause) {
-    const words = cause instanceof Error ? `${cause.name}: ${cause.message}` : `Error: ${String(cause)}`;
-    return { kind: 'err', message: `Cannot read the bundle map ${file}: ${words}` };
+    return { kind: 'err', message: `Cannot read the bundle map ${file}: ${stringifyError(cause)}` };
   }
   const valid =
     map !== null &&

@@ -75,6 +75,9 @@ export function classifyModule(module, expectedKind, zodConverter, causes) {
       // `inputZod` first; else `input` itself when it holds a Zod schema.
       if (isZodSchema(unwrapped[zodField])) convert(side, zodField, unwrapped[zodField], side);
       else if (isZodSchema(unwrapped[side])) convert(side, side, unwrapped[side], side);
+      // The converted schema fills the slot: the Zod object itself never crosses (JSON may
+      // not even hold it: a recursive schema, a BigInt default).
+      if (record.converted?.[side] !== undefined) delete record.fields[side];
     }
   }
   if (kind === 'guardrail') {
@@ -85,6 +88,8 @@ export function classifyModule(module, expectedKind, zodConverter, causes) {
         ? check.configZod
         : undefined;
     if (configZod !== undefined) convert('configSchema', 'configSchema', configZod, 'input');
+    // A config JSON has no text for (a function) is still a config that is not an object.
+    if (['function', 'symbol', 'bigint'].includes(typeof record.fields.config)) record.fields.config = null;
     record.check = check !== undefined ? pick(check, PRIMITIVE_FIELDS.check) : unwrapped.check;
     record.shippedChecks = shippedChecks(unwrapped, module);
   }

@@ -2,7 +2,7 @@
 // Rust finds and reads the data formats (TOML, JSON) and runs the checks; a config module is
 // imported here.
 import { readFile, stat } from 'node:fs/promises';
-import { normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { native } from '../native.js';
 import {
@@ -42,8 +42,10 @@ export function resolveDiscovery(discovery, language = 'node') {
  * there is none.
  */
 export async function findKindgiConfig(packDir) {
-  const found = await native.findKindgiConfig(normalize(packDir));
-  return found === 'null' ? undefined : JSON.parse(found);
+  const found = await native.findKindgiConfig(packDir);
+  if (found === 'null') return undefined;
+  const { name, format, conflictsWith } = JSON.parse(found);
+  return { path: join(packDir, name), format, ...(conflictsWith !== undefined && { conflictsWith: join(packDir, conflictsWith) }) };
 }
 
 /**
@@ -86,7 +88,7 @@ export async function loadConfig(packDir, explicitPath, importModule) {
   }
   const checked = JSON.parse(native.checkKindgiConfig(JSON.stringify(checkedFields(record)), path, format));
   if (checked.error !== undefined) return err(indexerError(checked.error));
-  return ok(format === 'pyproject' && record.language === undefined ? { ...record, language: 'python' } : record);
+  return ok(checked.filled ? { ...record, language: checked.language } : record);
 }
 
 /** What the checks read: `pack` (only its type and its two strings) and `language`. */

@@ -22,7 +22,7 @@ export function serializeCause(error) {
 /** An indexer error from Rust's JSON, its `cause` (an index into `causes`) put back. */
 export function indexerError(json, causes = []) {
   const error = typeof json === 'string' ? JSON.parse(json) : json;
-  if (typeof error.cause === 'number' && causes.length > 0) error.cause = causes[error.cause];
+  if (typeof error.cause === 'number') error.cause = causes[error.cause];
   return error;
 }
 

@@ -62,15 +62,25 @@ export async function indexPack(opts, { cache, concurrency = IMPORT_CONCURRENCY 
   if (env.kind === 'err') return done(err(indexerError(native.configEnvRefusal(env.message))));
 
   const discovery = resolveDiscovery(config.discovery);
-  const patterns = [discovery.tools, discovery.guardrails, discovery.agents, discovery.flows];
-  // A pattern JavaScript's RegExp refuses throws here, as it does in TypeScript.
-  patterns.forEach(globToRegex);
+  const patterns = ['tools', 'guardrails', 'agents', 'flows'].map((kind) => {
+    const pattern = discovery[kind];
+    if (typeof pattern !== 'string') {
+      throw new TypeError(`The config's discovery.${kind} must be a glob pattern (a string), not ${pattern === null ? 'null' : typeof pattern}`);
+    }
+    // A pattern JavaScript's RegExp refuses throws here, as it does in TypeScript.
+    globToRegex(pattern);
+    return pattern;
+  });
   const bundleMap = opts.bundleMap;
   const moduleRoot = resolve(opts.moduleRoot ?? packDir);
+  // The map's keys as TypeScript reads them (Object.keys, which throws for null), each with its
+  // bundle when that is a string.
+  const sources = bundleMap === undefined ? undefined : Object.keys(bundleMap);
   const discovered = await native.discoverPackFiles(
     packDir,
     patterns,
-    bundleMap === undefined ? undefined : JSON.stringify(bundleMap),
+    sources,
+    sources?.map((source) => (typeof bundleMap[source] === 'string' ? bundleMap[source] : null)),
     moduleRoot,
   );
   if (discovered.error !== undefined) return done(err(indexerError(discovered.error)));
@@ -80,7 +90,7 @@ export async function indexPack(opts, { cache, concurrency = IMPORT_CONCURRENCY 
   const files = discovered.files.map((file) => {
     const bundle = bundleMap?.[file.relPath];
     const absPath = bundle !== undefined ? resolve(moduleRoot, bundle) : join(packDir, file.relPath);
-    return { ...file, fileUrl: pathToFileURL(absPath).href, key: `${absPath}\0${file.mtimeMs}` };
+    return { ...file, fileUrl: pathToFileURL(absPath).href, key: `${absPath}\0${file.mtimeMs}\0${file.expectedKind}` };
   });
   const importOne = async (file) => {
     const cached = cache?.get(file.relPath);

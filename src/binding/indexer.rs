@@ -9,7 +9,7 @@ use crate::indexer::config::{
     NON_FINITE_MARKER, PYPROJECT_FILENAME,
 };
 use crate::indexer::discover::{discover_files, discover_in_bundle_map, Patterns};
-use crate::indexer::entries::{AGENT_FIELDS, CHECK_FIELDS, GUARDRAIL_FIELDS, TOOL_FIELDS};
+use crate::indexer::entries::{fields_read, CHECK_FIELDS};
 use crate::indexer::glob::{
     discovery_roots, glob_regex_source_utf16, glob_static_prefix, TEST_FILE_PATTERN,
 };
@@ -31,6 +31,18 @@ fn error_json(error: &IndexerError) -> String {
     out
 }
 
+fn error_member(error: &IndexerError) -> String {
+    format!("{{\"error\":{}}}", error_json(error))
+}
+
+/// Runs file work off the JS thread. The job does not panic on any input; should it all the
+/// same, the caller hears so instead of an answer that is not the job's.
+async fn blocking<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> napi::Result<T> {
+    tokio::task::spawn_blocking(job)
+        .await
+        .map_err(|e| napi::Error::from_reason(format!("The indexer's file work stopped: {e}")))
+}
+
 /// The indexer's constants and field lists, as JSON (read once by `lib/indexer/constants.js`).
 #[napi(js_name = "indexerConstants")]
 pub fn indexer_constants() -> String {
@@ -38,7 +50,11 @@ pub fn indexer_constants() -> String {
         let [tools, guardrails, agents, flows] = language.default_discovery();
         json!({ "tools": tools, "guardrails": guardrails, "agents": agents, "flows": flows })
     };
-    let codes: Vec<&str> = IndexerErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    let jvm: Vec<&str> = Language::ALL
+        .into_iter()
+        .filter(|l| l.is_jvm())
+        .map(Language::as_str)
+        .collect();
     to_js_json(&json!({
         "indexEnvelopeVersion": INDEX_ENVELOPE_VERSION,
         "kernelPayloadVersion": KERNEL_PAYLOAD_VERSION,
@@ -52,13 +68,11 @@ pub fn indexer_constants() -> String {
         "nonFiniteMarker": NON_FINITE_MARKER,
         "reservedCheckIds": RESERVED_CHECK_IDS,
         "testFilePattern": TEST_FILE_PATTERN,
-        "languages": Language::ALL.map(Language::as_str),
-        "jvmLanguages": Language::ALL.into_iter().filter(|l| l.is_jvm()).map(Language::as_str).collect::<Vec<_>>(),
-        "errorCodes": codes,
+        "jvmLanguages": jvm,
         "fields": {
-            "tool": TOOL_FIELDS,
-            "guardrail": GUARDRAIL_FIELDS,
-            "agent": AGENT_FIELDS,
+            "tool": fields_read(PrimitiveKind::Tool),
+            "guardrail": fields_read(PrimitiveKind::Guardrail),
+            "agent": fields_read(PrimitiveKind::Agent),
             "check": CHECK_FIELDS,
         },
     }))
@@ -80,27 +94,29 @@ pub fn discovery_roots_js(patterns: Vec<String>) -> Vec<String> {
     discovery_roots(&patterns)
 }
 
-/// `{"path","format","conflictsWith"?}` or `null`.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `{"name","format","conflictsWith"?}` (file names, which JavaScript joins to the folder as
+/// `path.join` does) or `null`.
 #[napi(js_name = "findKindgiConfig")]
-pub async fn find_kindgi_config(pack_dir: String) -> String {
-    let found = tokio::task::spawn_blocking(move || find_config(Path::new(&pack_dir)))
-        .await
-        .ok()
-        .flatten();
-    match found {
+pub async fn find_kindgi_config(pack_dir: String) -> napi::Result<String> {
+    let found = blocking(move || find_config(Path::new(&pack_dir))).await?;
+    Ok(match found {
         None => "null".into(),
         Some(file) => {
-            let mut value =
-                json!({ "path": file.path.display().to_string(), "format": file.format.as_str() });
-            if let (Some(other), Value::Object(map)) = (file.conflicts_with, &mut value) {
-                map.insert(
-                    "conflictsWith".into(),
-                    Value::String(other.display().to_string()),
-                );
+            let mut out = Map::new();
+            out.insert("name".into(), Value::String(file_name(&file.path)));
+            out.insert("format".into(), Value::String(file.format.as_str().into()));
+            if let Some(other) = file.conflicts_with {
+                out.insert("conflictsWith".into(), Value::String(file_name(&other)));
             }
-            to_js_json(&value)
+            to_js_json(&Value::Object(out))
         }
-    }
+    })
 }
 
 fn format_of(name: &str) -> ConfigFormat {
@@ -114,18 +130,18 @@ fn format_of(name: &str) -> ConfigFormat {
 /// Where a config lives for `loadKindgiConfig`: `{"file": {"path","format"}}` or `{"error"}`.
 /// `configPath`, when given, is read as its name says; else the pack root is searched.
 #[napi(js_name = "locateKindgiConfig")]
-pub async fn locate_kindgi_config(pack_dir: String, config_path: Option<String>) -> String {
-    let job = move || -> Result<(PathBuf, ConfigFormat), IndexerError> {
+pub async fn locate_kindgi_config(
+    pack_dir: String,
+    config_path: Option<String>,
+) -> napi::Result<String> {
+    let located = blocking(move || -> Result<(PathBuf, ConfigFormat), IndexerError> {
         let pack_dir = PathBuf::from(pack_dir);
-        match config_path {
-            Some(explicit) => {
-                let path = PathBuf::from(explicit);
-                if path.exists() {
-                    Ok((path.clone(), explicit_format(&path)))
-                } else {
-                    Err(not_found(&pack_dir))
-                }
+        match config_path.map(PathBuf::from) {
+            Some(path) if path.exists() => {
+                let format = explicit_format(&path);
+                Ok((path, format))
             }
+            Some(_) => Err(not_found(&pack_dir)),
             None => match find_config(&pack_dir) {
                 None => Err(not_found(&pack_dir)),
                 Some(file) => match file.conflicts_with {
@@ -134,65 +150,55 @@ pub async fn locate_kindgi_config(pack_dir: String, config_path: Option<String>)
                 },
             },
         }
-    };
-    match tokio::task::spawn_blocking(job).await {
-        Ok(Ok((path, format))) => to_js_json(
+    })
+    .await?;
+    Ok(match located {
+        Ok((path, format)) => to_js_json(
             &json!({ "file": { "path": path.display().to_string(), "format": format.as_str() } }),
         ),
-        Ok(Err(error)) => format!("{{\"error\":{}}}", error_json(&error)),
-        Err(stopped) => format!(
-            "{{\"error\":{}}}",
-            error_json(&IndexerError::new(
-                IndexerErrorCode::ConfigParseFailed,
-                stopped.to_string()
-            ))
-        ),
-    }
+        Err(error) => error_member(&error),
+    })
 }
 
 /// A `pyproject.toml`'s `[tool.kindgi]` table: `{"record"}` (a TOML `inf` or `nan` as a
 /// `NON_FINITE_MARKER` object) or `{"error"}`.
 #[napi(js_name = "readPyprojectConfig")]
-pub async fn read_pyproject_config(path: String) -> String {
-    let job = move || read_pyproject(Path::new(&path));
-    match tokio::task::spawn_blocking(job).await {
-        Ok(Ok(record)) => {
-            let mut out = String::from("{\"record\":");
-            out.push_str(&to_js_json(&Value::Object(record)));
-            out.push('}');
-            out
-        }
-        Ok(Err(error)) => format!("{{\"error\":{}}}", error_json(&error)),
-        Err(stopped) => format!(
-            "{{\"error\":{}}}",
-            error_json(&IndexerError::new(
-                IndexerErrorCode::ConfigParseFailed,
-                stopped.to_string()
-            ))
-        ),
-    }
+pub async fn read_pyproject_config(path: String) -> napi::Result<String> {
+    Ok(
+        match blocking(move || read_pyproject(Path::new(&path))).await? {
+            Ok(record) => format!("{{\"record\":{}}}", to_js_json(&Value::Object(record))),
+            Err(error) => error_member(&error),
+        },
+    )
 }
 
-/// The checks every config passes, on `{pack, language}` as JSON: `{"language"}` (the pack's,
-/// defaults filled in) or `{"error"}`.
+/// The checks every config passes, on `{pack, language}` as JSON: `{"language"}` (the pack's)
+/// with `"filled": true` when the config names none and its format's default is not Node's
+/// (a `pyproject.toml` table is a Python pack's), or `{"error"}`.
 #[napi(js_name = "checkKindgiConfig")]
 pub fn check_kindgi_config(projection: String, path: String, format: String) -> String {
     let record = match serde_json::from_str::<Value>(&projection) {
         Ok(Value::Object(record)) => record,
         _ => Map::new(),
     };
-    match check_config(&record, Path::new(&path), format_of(&format)) {
-        Ok(language) => format!("{{\"language\":\"{}\"}}", language.as_str()),
-        Err(error) => format!("{{\"error\":{}}}", error_json(&error)),
+    let format = format_of(&format);
+    match check_config(&record, Path::new(&path), format) {
+        Ok(language) => {
+            let filled = !record.contains_key("language") && language != Language::Node;
+            format!(
+                "{{\"language\":\"{}\",\"filled\":{filled}}}",
+                language.as_str()
+            )
+        }
+        Err(error) => error_member(&error),
     }
 }
 
 /// The refusal of a pack this indexer does not index, or `null` for a Node pack.
 #[napi(js_name = "languageRefusal")]
 pub fn language_refusal(pack_dir: String, language: String) -> Option<String> {
-    let language = Language::parse(&language).unwrap_or(Language::Node);
-    (language != Language::Node)
-        .then(|| error_json(&language_mismatch(Path::new(&pack_dir), language)))
+    let language = Language::parse(&language)?;
+    language_mismatch(Path::new(&pack_dir), language).map(|error| error_json(&error))
 }
 
 /// The config's env problems as the indexer reports them.
@@ -223,72 +229,62 @@ fn mtime_ms(path: &Path) -> Option<f64> {
     Some(since.as_secs() as f64 * 1e3 + f64::from(since.subsec_nanos()) / 1e6)
 }
 
-/// Discovers the pack's files: walked under `packDir`, or the bundle map's sources (each then
-/// stat'ed at its bundle under `moduleRoot`).
+/// Discovers the pack's files: walked under `packDir`, or, given a bundle map (its keys, in
+/// `Object.keys` order, and each key's bundle or `null`), its sources, each stat'ed at its
+/// bundle under `moduleRoot`. `patterns` are the four kinds' (tools, guardrails, agents, flows).
 #[napi(js_name = "discoverPackFiles")]
 pub async fn discover_pack_files(
     pack_dir: String,
     patterns: Vec<Utf16String>,
-    bundle_map: Option<String>,
+    bundle_sources: Option<Vec<String>>,
+    bundles: Option<Vec<Option<String>>>,
     module_root: String,
-) -> DiscoveryOutcome {
-    let patterns: Vec<Vec<u16>> = patterns.iter().map(|p| p.to_vec()).collect();
-    let job = move || {
-        let [tools, guardrails, agents, flows]: [Vec<u16>; 4] =
-            patterns.try_into().unwrap_or_else(|_| {
-                Language::Node
-                    .default_discovery()
-                    .map(|p| p.encode_utf16().collect())
-            });
-        let patterns: Patterns = [
-            (PrimitiveKind::Tool, tools),
-            (PrimitiveKind::Guardrail, guardrails),
-            (PrimitiveKind::Agent, agents),
-            (PrimitiveKind::Flow, flows),
-        ];
+) -> napi::Result<DiscoveryOutcome> {
+    let [tools, guardrails, agents, flows]: [Vec<u16>; 4] = patterns
+        .iter()
+        .map(|p| p.to_vec())
+        .collect::<Vec<_>>()
+        .try_into()
+        .map_err(|_| napi::Error::from_reason("discoverPackFiles takes four patterns"))?;
+    let patterns: Patterns = [
+        (PrimitiveKind::Tool, tools),
+        (PrimitiveKind::Guardrail, guardrails),
+        (PrimitiveKind::Agent, agents),
+        (PrimitiveKind::Flow, flows),
+    ];
+    blocking(move || {
         let pack_dir = PathBuf::from(pack_dir);
-        let map: Option<Map<String, Value>> =
-            bundle_map.and_then(|text| match serde_json::from_str(&text) {
-                Ok(Value::Object(map)) => Some(map),
-                _ => None,
-            });
-        let found = match &map {
-            Some(map) => {
-                let sources: Vec<String> = map.keys().cloned().collect();
-                discover_in_bundle_map(&sources, &patterns)
-            }
+        let found = match &bundle_sources {
+            Some(sources) => discover_in_bundle_map(sources, &patterns),
             None => discover_files(&pack_dir, &patterns),
         };
         let files = match found {
             Ok(files) => files,
             Err(error) => {
+                let error = IndexerError::new(IndexerErrorCode::ConfigInvalid, error.to_string())
+                    .field("discovery");
                 return DiscoveryOutcome {
                     files: Vec::new(),
-                    error: Some(error_json(
-                        &IndexerError::new(IndexerErrorCode::ConfigInvalid, error.to_string())
-                            .field("discovery"),
-                    )),
-                }
+                    error: Some(error_json(&error)),
+                };
             }
         };
         if files.is_empty() {
+            let error = messages::discovery_empty(&pack_dir, bundle_sources.is_some());
             return DiscoveryOutcome {
                 files: Vec::new(),
-                error: Some(error_json(&messages::discovery_empty(
-                    &pack_dir,
-                    map.is_some(),
-                ))),
+                error: Some(error_json(&error)),
             };
         }
+        let bundle_of = |rel: &str| -> Option<&String> {
+            let at = bundle_sources.as_ref()?.iter().position(|s| s == rel)?;
+            bundles.as_ref()?.get(at)?.as_ref()
+        };
         let module_root = PathBuf::from(module_root);
         let files = files
             .into_iter()
             .map(|file| {
-                let bundle = map
-                    .as_ref()
-                    .and_then(|m| m.get(&file.rel_path))
-                    .and_then(Value::as_str);
-                let path = match bundle {
+                let path = match bundle_of(&file.rel_path) {
                     Some(bundle) => module_root.join(bundle),
                     None => pack_dir.join(&file.rel_path),
                 };
@@ -300,23 +296,15 @@ pub async fn discover_pack_files(
             })
             .collect();
         DiscoveryOutcome { files, error: None }
-    };
-    tokio::task::spawn_blocking(job)
-        .await
-        .unwrap_or_else(|stopped| DiscoveryOutcome {
-            files: Vec::new(),
-            error: Some(error_json(&IndexerError::new(
-                IndexerErrorCode::DiscoveryEmpty,
-                stopped.to_string(),
-            ))),
-        })
+    })
+    .await
 }
 
 #[napi(object)]
 pub struct AssembleOutcome {
     /// The report's body (`counts`, `fileErrors`, `warnings`, the versions) as JSON.
     pub report: Option<String>,
-    /// `output-write-failed` (or a malformed request) as `IndexerError` JSON.
+    /// `output-write-failed` as `IndexerError` JSON.
     pub error: Option<String>,
     /// Milliseconds spent building and checking the entries, and writing.
     pub validate_ms: f64,
@@ -330,18 +318,10 @@ pub async fn assemble_index(
     output_path: String,
     artifact_version: Option<String>,
     published_at: Option<String>,
-) -> AssembleOutcome {
-    let job = move || {
+) -> napi::Result<AssembleOutcome> {
+    let request = parse_request(&request).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+    blocking(move || {
         let started = Instant::now();
-        let request = match parse_request(&request) {
-            Ok(request) => request,
-            Err(error) => {
-                return failed(IndexerError::new(
-                    IndexerErrorCode::ManifestValidationFailed,
-                    error.to_string(),
-                ))
-            }
-        };
         let assembled = assemble(
             &request.pack_id,
             &request.pack_version,
@@ -372,26 +352,15 @@ pub async fn assemble_index(
                 validate_ms,
                 write_ms,
             },
-            Err(error) => failed(messages::output_write_failed(output, &error)),
+            Err(error) => AssembleOutcome {
+                report: None,
+                error: Some(error_json(&messages::output_write_failed(output, &error))),
+                validate_ms,
+                write_ms,
+            },
         }
-    };
-    tokio::task::spawn_blocking(job)
-        .await
-        .unwrap_or_else(|stopped| {
-            failed(IndexerError::new(
-                IndexerErrorCode::OutputWriteFailed,
-                stopped.to_string(),
-            ))
-        })
-}
-
-fn failed(error: IndexerError) -> AssembleOutcome {
-    AssembleOutcome {
-        report: None,
-        error: Some(error_json(&error)),
-        validate_ms: 0.0,
-        write_ms: 0.0,
-    }
+    })
+    .await
 }
 
 /// The report without `outputPath` (JavaScript has it): members in the TypeScript order.

@@ -85,12 +85,22 @@ impl Language {
         })
     }
 
-    /// The indexer that indexes a pack of this language (for the language-mismatch refusal).
-    fn own_indexer(self) -> &'static str {
+    /// The indexer of a pack of this language, for one this indexer refuses.
+    fn own_indexer(self) -> Option<&'static str> {
         match self {
-            Language::Node => "kindgi-index",
-            Language::Python => "python -m kindgi.pack index",
-            Language::Java | Language::Scala => "java -cp <classpath> com.kindgi.pack.Main index",
+            Language::Node => None,
+            Language::Python => Some("python -m kindgi.pack index"),
+            Language::Java | Language::Scala => {
+                Some("java -cp <classpath> com.kindgi.pack.Main index")
+            }
+        }
+    }
+
+    /// The language a config of `format` that names none is.
+    pub fn default_for(format: ConfigFormat) -> Language {
+        match format {
+            ConfigFormat::Pyproject => Language::Python,
+            _ => Language::Node,
         }
     }
 }
@@ -280,7 +290,7 @@ pub fn check_config(
     format: ConfigFormat,
 ) -> Result<Language, IndexerError> {
     let shown = path.display();
-    let pack = member(record, "pack").filter(|p| p.is_object() || p.is_array());
+    let pack = member(record, "pack").filter(|p| p.is_object());
     let Some(pack) = pack else {
         return Err(parse_failed(
             path,
@@ -313,10 +323,7 @@ pub fn check_config(
         });
     }
     match (declared, language) {
-        (None, _) => Ok(match format {
-            ConfigFormat::Pyproject => Language::Python,
-            _ => Language::Node,
-        }),
+        (None, _) => Ok(Language::default_for(format)),
         (Some(_), Some(language @ (Language::Node | Language::Python))) => Ok(language),
         (Some(_), _) => Err(parse_failed(
             path,
@@ -325,17 +332,17 @@ pub fn check_config(
     }
 }
 
-/// The refusal of a pack the Node indexer cannot index.
-pub fn language_mismatch(pack_dir: &Path, language: Language) -> IndexerError {
-    IndexerError::new(
+/// The refusal of a pack the Node indexer cannot index; `None` for a Node pack.
+pub fn language_mismatch(pack_dir: &Path, language: Language) -> Option<IndexerError> {
+    let own = language.own_indexer()?;
+    Some(IndexerError::new(
         IndexerErrorCode::LanguageMismatch,
         format!(
-            "{} is a {} pack; index it with its own indexer ({})",
+            "{} is a {} pack; index it with its own indexer ({own})",
             pack_dir.display(),
             language.as_str(),
-            language.own_indexer()
         ),
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -459,8 +466,9 @@ mod tests {
             serde_json::json!({"pack": {"id": "a", "version": "1"}, "language": "java"})
         )
         .contains("'language' must be \"node\" or \"python\""));
+        assert_eq!(language_mismatch(Path::new("/p"), Language::Node), None);
         assert_eq!(
-            language_mismatch(Path::new("/p"), Language::Scala).message,
+            language_mismatch(Path::new("/p"), Language::Scala).map(|e| e.message).unwrap_or_default(),
             "/p is a scala pack; index it with its own indexer (java -cp <classpath> com.kindgi.pack.Main index)"
         );
         assert_eq!(

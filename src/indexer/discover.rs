@@ -5,6 +5,7 @@
 use super::glob::{glob_static_prefix, is_test_file, Glob, GlobError};
 use super::PrimitiveKind;
 use crate::json::cmp_utf16;
+use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
@@ -89,11 +90,12 @@ fn walk(root: &Path, rel: &str, glob: &Glob, matches: &mut Vec<String>) {
 #[derive(Default)]
 struct Found {
     files: Vec<DiscoveredFile>,
+    seen: HashSet<String>,
 }
 
 impl Found {
     fn classify(&mut self, rel_path: String, kind: PrimitiveKind) {
-        if is_test_file(&rel_path) || self.files.iter().any(|f| f.rel_path == rel_path) {
+        if is_test_file(&rel_path) || !self.seen.insert(rel_path.clone()) {
             return;
         }
         let first_segment = rel_path.split('/').next().unwrap_or_default();

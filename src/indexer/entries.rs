@@ -4,63 +4,98 @@
 
 use super::error::{IndexerError, IndexerErrorCode};
 use super::flow::load_flow;
-use super::RESERVED_CHECK_IDS;
+use super::{PrimitiveKind, RESERVED_CHECK_IDS};
 use crate::json::member;
 use crate::validate::{Invalid, Side, Validator};
 use serde_json::{Map, Value};
 
-/// The fields JavaScript reads off each kind's default export (everything a builder looks at
-/// but the converted schemas and the check implementation).
-pub const TOOL_FIELDS: &[&str] = &[
-    "id",
-    "description",
-    "version",
-    "input",
-    "output",
-    "effects",
-    "needs",
-    "needsSpec",
-    "sandbox",
-    "limits",
-    "network",
-    "spec",
-    "mutating",
+/// A type test for an optional field: the entry carries the field only when it passes.
+type Wanted = fn(&Value) -> bool;
+const STRING: Wanted = Value::is_string;
+const ARRAY: Wanted = Value::is_array;
+const OBJECT: Wanted = Value::is_object;
+const BOOLEAN: Wanted = Value::is_boolean;
+
+/// Each kind's fields its builder checks itself, and those it carries by type: together what
+/// JavaScript reads off the default export (`fields_read`).
+const TOOL_CHECKED: &[&str] = &["id", "input", "output"];
+const TOOL_CARRIED: &[(&str, Wanted)] = &[
+    ("description", STRING),
+    ("version", STRING),
+    ("effects", ARRAY),
+    ("needs", ARRAY),
+    ("needsSpec", OBJECT),
+    ("sandbox", STRING),
+    ("limits", OBJECT),
+    ("network", OBJECT),
+    ("spec", OBJECT),
+    ("mutating", BOOLEAN),
 ];
-pub const GUARDRAIL_FIELDS: &[&str] = &[
-    "id",
-    "name",
-    "kind",
-    "action",
-    "severity",
-    "scope",
-    "configSchema",
-    "config",
-    "sandbox",
-    "limits",
-    "network",
+const GUARDRAIL_CHECKED: &[&str] = &["id", "kind", "action", "configSchema", "config"];
+const GUARDRAIL_CARRIED: &[(&str, Wanted)] = &[
+    ("name", STRING),
+    ("severity", STRING),
+    ("scope", OBJECT),
+    ("config", OBJECT),
+    ("sandbox", STRING),
+    ("limits", OBJECT),
+    ("network", OBJECT),
 ];
-pub const AGENT_FIELDS: &[&str] = &[
+const AGENT_CHECKED: &[&str] = &[
     "id",
     "version",
     "name",
     "instructions",
     "capabilities",
     "tools",
-    "retrieval",
-    "guardrails",
-    "parameters",
-    "tags",
-    "settings",
-    "budget",
-    "conversationPolicy",
-    "output",
-    "toolErrors",
-    "modelSettings",
-    "memory",
-    "preferredProvider",
-    "preferredModel",
-    "description",
 ];
+const AGENT_CARRIED: &[(&str, Wanted)] = &[
+    ("retrieval", ARRAY),
+    ("guardrails", ARRAY),
+    ("parameters", ARRAY),
+    ("tags", ARRAY),
+    ("settings", ARRAY),
+    ("budget", OBJECT),
+    ("conversationPolicy", OBJECT),
+    ("output", OBJECT),
+    ("toolErrors", OBJECT),
+    ("modelSettings", OBJECT),
+    ("memory", OBJECT),
+    ("preferredProvider", STRING),
+    ("preferredModel", STRING),
+    ("description", STRING),
+];
+/// What `loadFlow` returns that the index carries.
+const FLOW_CARRIED: &[&str] = &[
+    "id",
+    "version",
+    "name",
+    "description",
+    "nodes",
+    "edges",
+    "maxParallelism",
+    "metadata",
+    "output",
+];
+
+/// The fields JavaScript reads off a tool's, guardrail's or agent's default export (a flow's
+/// is read whole).
+pub fn fields_read(kind: PrimitiveKind) -> Vec<&'static str> {
+    let (checked, carried) = match kind {
+        PrimitiveKind::Tool => (TOOL_CHECKED, TOOL_CARRIED),
+        PrimitiveKind::Guardrail => (GUARDRAIL_CHECKED, GUARDRAIL_CARRIED),
+        PrimitiveKind::Agent => (AGENT_CHECKED, AGENT_CARRIED),
+        PrimitiveKind::Flow => return Vec::new(),
+    };
+    let mut names: Vec<&str> = checked.to_vec();
+    for (name, _) in carried {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
 /// The fields of a guardrail's `check` when it is an object.
 pub const CHECK_FIELDS: &[&str] = &["id", "configSchema", "configJsonSchema"];
 
@@ -106,13 +141,8 @@ fn required_string(
 }
 
 /// Copies the optional fields that have the wanted type.
-fn carry(
-    out: &mut Map<String, Value>,
-    fields: &Map<String, Value>,
-    names: &[&str],
-    wanted: fn(&Value) -> bool,
-) {
-    for name in names {
+fn carry(out: &mut Map<String, Value>, fields: &Map<String, Value>, carried: &[(&str, Wanted)]) {
+    for (name, wanted) in carried {
         if let Some(value) = get(fields, name).filter(|v| wanted(v)) {
             out.insert((*name).to_owned(), value.clone());
         }
@@ -134,24 +164,9 @@ pub fn build_tool(fields: &Map<String, Value>, converted: &ConvertedSchemas, rel
     let output = tool_schema(fields, converted, "output", rel)?;
     let mut tool = Map::new();
     tool.insert("id".into(), Value::String(id));
-    carry(
-        &mut tool,
-        fields,
-        &["description", "version"],
-        Value::is_string,
-    );
     tool.insert("input".into(), input);
     tool.insert("output".into(), output);
-    carry(&mut tool, fields, &["effects", "needs"], Value::is_array);
-    carry(&mut tool, fields, &["needsSpec"], Value::is_object);
-    carry(&mut tool, fields, &["sandbox"], Value::is_string);
-    carry(
-        &mut tool,
-        fields,
-        &["limits", "network", "spec"],
-        Value::is_object,
-    );
-    carry(&mut tool, fields, &["mutating"], Value::is_boolean);
+    carry(&mut tool, fields, TOOL_CARRIED);
     tool.insert("modulePath".into(), Value::String(module_path(rel)));
     Ok(tool)
 }
@@ -262,11 +277,8 @@ pub fn build_guardrail(
     let id_for_builtin = id.clone();
     let mut guardrail = Map::new();
     guardrail.insert("id".into(), Value::String(id));
-    carry(&mut guardrail, fields, &["name"], Value::is_string);
     guardrail.insert("kind".into(), Value::String(kind));
     guardrail.insert("action".into(), Value::Object(action.clone()));
-    carry(&mut guardrail, fields, &["severity"], Value::is_string);
-    carry(&mut guardrail, fields, &["scope"], Value::is_object);
     guardrail.insert("checkModulePath".into(), Value::String(module_path(rel)));
     // A guardrail naming a built-in check (or, with none named, one whose own id is a built-in
     // check's) is marked, so a runtime knows its file ships no check of its own.
@@ -279,14 +291,7 @@ pub fn build_guardrail(
     if let Some(schema) = config_schema {
         guardrail.insert("configSchema".into(), schema);
     }
-    carry(&mut guardrail, fields, &["config"], Value::is_object);
-    carry(&mut guardrail, fields, &["sandbox"], Value::is_string);
-    carry(
-        &mut guardrail,
-        fields,
-        &["limits", "network"],
-        Value::is_object,
-    );
+    carry(&mut guardrail, fields, GUARDRAIL_CARRIED);
     Ok(guardrail)
 }
 
@@ -373,31 +378,7 @@ pub fn build_agent(fields: &Map<String, Value>, rel: &str) -> Built {
     agent.insert("instructions".into(), instructions.clone());
     agent.insert("capabilities".into(), capabilities.clone());
     agent.insert("tools".into(), tools.clone());
-    carry(
-        &mut agent,
-        fields,
-        &["retrieval", "guardrails", "parameters", "tags", "settings"],
-        Value::is_array,
-    );
-    carry(
-        &mut agent,
-        fields,
-        &[
-            "budget",
-            "conversationPolicy",
-            "output",
-            "toolErrors",
-            "modelSettings",
-            "memory",
-        ],
-        Value::is_object,
-    );
-    carry(
-        &mut agent,
-        fields,
-        &["preferredProvider", "preferredModel", "description"],
-        Value::is_string,
-    );
+    carry(&mut agent, fields, AGENT_CARRIED);
     agent.insert("modulePath".into(), Value::String(module_path(rel)));
     Ok(agent)
 }
@@ -406,19 +387,9 @@ pub fn build_agent(fields: &Map<String, Value>, rel: &str) -> Built {
 pub fn build_flow(raw: &Value, rel: &str) -> Built {
     let loaded = load_flow(raw).map_err(|e| IndexerError::manifest(rel, e.message))?;
     let mut flow = Map::new();
-    for name in [
-        "id",
-        "version",
-        "name",
-        "description",
-        "nodes",
-        "edges",
-        "maxParallelism",
-        "metadata",
-        "output",
-    ] {
+    for name in FLOW_CARRIED {
         if let Some(value) = member(&loaded, name) {
-            flow.insert(name.to_owned(), value.clone());
+            flow.insert((*name).to_owned(), value.clone());
         }
     }
     flow.insert(

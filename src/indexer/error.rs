@@ -23,22 +23,6 @@ pub enum IndexerErrorCode {
 }
 
 impl IndexerErrorCode {
-    pub const ALL: [IndexerErrorCode; 13] = [
-        IndexerErrorCode::ConfigNotFound,
-        IndexerErrorCode::ConfigParseFailed,
-        IndexerErrorCode::ConfigInvalid,
-        IndexerErrorCode::DiscoveryEmpty,
-        IndexerErrorCode::FileImportFailed,
-        IndexerErrorCode::NoDefaultExport,
-        IndexerErrorCode::KindMismatch,
-        IndexerErrorCode::AmbiguousKind,
-        IndexerErrorCode::ZodConversionFailed,
-        IndexerErrorCode::ManifestValidationFailed,
-        IndexerErrorCode::OutputWriteFailed,
-        IndexerErrorCode::LanguageMismatch,
-        IndexerErrorCode::ReservedCheckId,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             IndexerErrorCode::ConfigNotFound => "config-not-found",

@@ -7,6 +7,7 @@
 //! knows are escaped, so `*` and `?` there act as regex quantifiers, as they do in TypeScript.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Characters that make a path segment a wildcard segment (for the static prefix).
 const GLOB_CHARS: [char; 4] = ['*', '?', '{', '['];
@@ -159,10 +160,6 @@ pub struct Glob {
 }
 
 impl Glob {
-    pub fn new(pattern: &str) -> Result<Glob, GlobError> {
-        Glob::from_utf16(&pattern.encode_utf16().collect::<Vec<u16>>())
-    }
-
     /// A pattern as JavaScript holds it: UTF-16 code units, lone surrogates included.
     pub fn from_utf16(pattern: &[u16]) -> Result<Glob, GlobError> {
         let source = regress_source(&glob_regex_source_utf16(pattern));
@@ -180,44 +177,26 @@ impl Glob {
     }
 }
 
-/// Whether `rel_path` is a test or spec file.
+/// Whether `rel_path` is a test or spec file: [`TEST_FILE_PATTERN`], the one rule JavaScript's
+/// `TEST_FILE_REGEX` is made from.
 pub fn is_test_file(rel_path: &str) -> bool {
-    const SUFFIXES: [&str; 2] = [".test.", ".spec."];
-    const EXTENSIONS: [&str; 4] = ["ts", "js", "mjs", "cjs"];
-    EXTENSIONS.iter().any(|ext| {
-        rel_path
-            .strip_suffix(ext)
-            .is_some_and(|rest| SUFFIXES.iter().any(|s| rest.ends_with(s)))
-    })
-}
-
-/// `relPath` matches one of the patterns and is not a test file.
-pub struct GlobMatcher {
-    globs: Vec<Glob>,
-}
-
-impl GlobMatcher {
-    pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<GlobMatcher, GlobError> {
-        let globs = patterns
-            .iter()
-            .map(|p| Glob::new(p.as_ref()))
-            .collect::<Result<_, _>>()?;
-        Ok(GlobMatcher { globs })
-    }
-
-    pub fn is_match(&self, rel_path: &str) -> bool {
-        !is_test_file(rel_path) && self.globs.iter().any(|g| g.is_match(rel_path))
-    }
+    static TEST_FILE: OnceLock<Option<regress::Regex>> = OnceLock::new();
+    TEST_FILE
+        .get_or_init(|| regress::Regex::new(TEST_FILE_PATTERN).ok())
+        .as_ref()
+        .is_some_and(|regex| regex.find(rel_path).is_some())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn glob(pattern: &str) -> Result<Glob, GlobError> {
+        Glob::from_utf16(&pattern.encode_utf16().collect::<Vec<u16>>())
+    }
+
     fn matches(pattern: &str, path: &str) -> bool {
-        Glob::new(pattern)
-            .map(|g| g.is_match(path))
-            .unwrap_or(false)
+        glob(pattern).map(|g| g.is_match(path)).unwrap_or(false)
     }
 
     #[test]
@@ -277,7 +256,7 @@ mod tests {
     fn brace_options_are_regex_text() {
         assert!(matches("x.{a*,b}", "x.aaa"));
         assert!(matches("x.{a*,b}", "x."));
-        assert!(Glob::new("{*}").is_err());
+        assert!(glob("{*}").is_err());
     }
 
     #[test]
@@ -300,8 +279,6 @@ mod tests {
         assert!(is_test_file("tools/echo.spec.cjs"));
         assert!(!is_test_file("tools/echo.test.tsx"));
         assert!(!is_test_file("tools/test.ts"));
-        let m = GlobMatcher::new(&["tools/**/*.ts"]).expect("compiles");
-        assert!(m.is_match("tools/a.ts"));
-        assert!(!m.is_match("tools/a.test.ts"));
+        assert!(is_test_file("a.spec.mjs"));
     }
 }
