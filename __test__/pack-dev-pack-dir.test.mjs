@@ -1,7 +1,7 @@
 // `kindgi-pack-dev --pack-dir`: the pack indexed and served, an edit served, a schema change
 // taking effect, a broken edit keeping the old child serving (and reported), SIGTERM.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -104,4 +104,62 @@ test('a pack without a config is refused at once', async () => {
   assert.equal(await run.exited, 1);
   assert.equal(run.events[0].kind, 'error');
   assert.equal(run.events[0].code, 'config-not-found');
+});
+
+test('a helper a tool imports, edited, is served (a fresh indexer process, a fresh child)', async () => {
+  const { packDir, run, greet } = await serving();
+  mkdirSync(join(packDir, 'lib'));
+  writeFileSync(join(packDir, 'lib', 'words.mjs'), "export const HELLO = 'Hey';\n");
+  const tool = join(packDir, 'tools', 'greet.mjs');
+  writeFileSync(tool, `import { HELLO } from '../lib/words.mjs';\n${readFileSync(tool, 'utf8').replace("en: 'Hello'", 'en: HELLO')}`);
+  await run.nth('started', 2);
+  assert.deepEqual((await greet('Ada')).output, { greeting: 'Hey, Ada!' });
+  writeFileSync(join(packDir, 'lib', 'words.mjs'), "export const HELLO = 'Yo';\n");
+  await run.nth('started', 3);
+  assert.deepEqual((await greet('Ada')).output, { greeting: 'Yo, Ada!' });
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+  assert.deepEqual(processesNaming(packDir), []);
+});
+
+test("pack code's own output is an `output` event, and a refused reindex leaves the served index as it was", async () => {
+  const { packDir, run, edit } = await serving();
+  writeFileSync(
+    join(packDir, 'tools', 'noisy.mjs'),
+    "console.log('hello from pack code');\nexport default { id: 'example.noisy', input: {}, output: {}, handler: () => ({}) };\n",
+  );
+  await run.nth('started', 2);
+  assert.ok(run.events.some((e) => e.kind === 'output' && e.stream === 'stdout' && e.line === 'hello from pack code'));
+  const served = join(packDir, '.kindgi', 'dev', 'index.json');
+  const before = readFileSync(served, 'utf8');
+  edit('export default {', 'export default {{');
+  await run.nth('index-failed', 1);
+  assert.equal(readFileSync(served, 'utf8'), before);
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+test('a module whose import never settles, or never yields, does not keep the loop or its processes alive', async () => {
+  const packDir = packFolder('kindgi-pack-dir-hang-');
+  cpSync(example, packDir, { recursive: true });
+  writeFileSync(join(packDir, 'tools', 'hang.mjs'), 'await new Promise(() => {});\nexport default {};\n');
+  const hung = launchDev(['--pack-dir', packDir]);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal(hung.events.filter((e) => e.kind === 'indexed').length, 0);
+  hung.child.kill('SIGTERM');
+  assert.equal(await hung.exited, 0);
+  assert.deepEqual(processesNaming(packDir), [], 'no indexer process left behind');
+
+  // Fixed while running: the stuck run is given up and the fix indexed.
+  const run = launchDev(['--pack-dir', packDir]);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  writeFileSync(join(packDir, 'tools', 'hang.mjs'), "export default { id: 'x.h', input: {}, output: {}, handler: () => ({}) };\n");
+  await run.nth('started', 1);
+  // A module that never yields, saved while serving.
+  writeFileSync(join(packDir, 'tools', 'hang.mjs'), 'for (;;) {}\n');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.deepEqual(processesNaming(packDir), [], 'a busy indexer process is killed');
 });

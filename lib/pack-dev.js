@@ -2,13 +2,12 @@
 // on a fixed address and token; the pack service as a child behind it, swapped whenever a file
 // under the module root (or the index) changes; Ctrl-C or SIGTERM closes it, child included.
 import { readdirSync, realpathSync, statSync, watch } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { copyFile, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createDevIndexer } from './indexer/dev-indexer.js';
-import { findKindgiConfig, loadKindgiConfig, resolveDiscovery } from './indexer/config.js';
-import { discoveryRoots } from './indexer/discovery.js';
+import { findKindgiConfig } from './indexer/config.js';
 import { PACK_ENV_FILTER_VAR } from './pack-env.js';
 import { createPackServiceSupervisor } from './supervisor.js';
 
@@ -31,11 +30,11 @@ Options: [--host <address>] [--port <n>] [--token <token>] [--no-watch] [--json]
 Serves a pack through a supervisor front and swaps its pack service when the pack changes.
 
 --pack-dir runs what \`kindgi dev\` runs: it finds the pack's config, indexes the pack with
-runIndexer into <dir>/${DEV_INDEX_PATH.split(sep).join('/')} (or --index), serves it, and on every change under
-the discovery roots (or to the config) reindexes, then swaps. A long-lived indexer process
-imports again only the modules that changed. A change that breaks the pack (an import error,
-an invalid schema, any indexer error) keeps the old child serving and says why. A change
-to the config's discovery patterns takes effect when the command is started again.
+runIndexer into <dir>/${DEV_INDEX_PATH.split(sep).join('/')} (or --index), serves it, and on every change in the
+pack folder (dot entries and node_modules aside) reindexes, then swaps. A long-lived indexer
+process imports again only the modules that changed. A change that breaks the pack (an
+import error, a schema that does not compile, any indexer error) keeps the old child serving
+and says why.
 
 --index serves a built index and swaps whenever a file under the module root (default: the
 index's folder) or the index changes. The child is this package's kindgi-pack-service unless
@@ -83,6 +82,7 @@ export function readDevArgs(argv) {
   }
   if (options.index === undefined && options.packDir === undefined) problems.push('--index or --pack-dir is required');
   if (options.packDir !== undefined && command !== undefined) problems.push("--pack-dir serves with this package's pack service; a command after '--' goes with --index");
+  if (options.packDir !== undefined && options.moduleRoot !== undefined) problems.push('--module-root goes with --index (--pack-dir serves the pack folder)');
   if (options.port !== undefined) {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`--port must be a port number, not ${JSON.stringify(options.port)}`);
@@ -161,7 +161,7 @@ export async function devMain(
   let loop;
   try {
     if (config.packDir !== undefined) {
-      loop = await packLoop(config, supervisor, { say, sayError });
+      loop = await packLoop(config, supervisor, { say, sayError, env: childEnv });
       if (loop === undefined) return 1;
     }
     const front = await supervisor.listen();
@@ -173,7 +173,8 @@ export async function devMain(
       const watched = loop?.watched ?? { roots: [config.moduleRoot], files: [config.index], settleMs: SETTLE_MS };
       watcher = watchPack(watched, first, start, sayError);
     }
-    await first;
+    // A first run that never ends (a module whose import hangs) still gives way to Ctrl-C.
+    await Promise.race([first, closed]);
     await closed;
   } catch (error) {
     sayError(error);
@@ -190,36 +191,39 @@ export async function devMain(
 /**
  * `--pack-dir`: the pack's config found and checked, and `refresh(changed)`, which reindexes in
  * the long-lived indexer process and swaps to the new index when it is whole. `undefined` when
- * the pack has no usable config (said already).
+ * the pack has no usable config (said already). Pack code runs in the indexer process only.
  */
-async function packLoop(config, supervisor, { say, sayError }) {
-  const loaded = await loadKindgiConfig(config.packDir);
-  if (loaded.kind === 'err') {
-    sayError(loaded.error);
+async function packLoop(config, supervisor, { say, sayError, env }) {
+  const indexer = createDevIndexer({ env, onOutput: (line, stream) => say({ kind: 'output', stream, line }, line) });
+  const checked = await indexer.config(config.packDir);
+  if (checked.error !== undefined || checked.thrown !== undefined) {
+    indexer.close();
+    sayError(checked.error ?? checked.thrown);
     return undefined;
   }
-  const discovery = resolveDiscovery(loaded.value.discovery);
-  const roots = discoveryRoots(Object.values(discovery)).map((root) => join(config.packDir, root));
   const configFile = (await findKindgiConfig(config.packDir))?.path;
-  const indexer = createDevIndexer();
-  // The files the last run imported: a change to any other file (a helper they import, say)
-  // needs a fresh indexer process, as Node imports a module once per process.
-  let modules = new Set();
+  // Each run writes here first; the served index is replaced only by a run that is whole, so a
+  // restart after a crash boots what was last accepted.
+  const staged = `${config.index}.next`;
+  // Files pack modules import (helpers, other primitives): a change to one needs a fresh
+  // indexer process, as Node imports a module once per process.
+  let importedByPack = new Set();
   let serving = false;
+  let started = 0;
   const failedIndex = (event, text) => {
     say({ kind: 'index-failed', ...event }, `Index failed${serving ? ', the previous child keeps serving' : ''}:\n  ${text}`);
   };
   const refresh = async (changed) => {
-    if ([...changed].some((path) => !modules.has(path) && MODULE_FILE.test(path))) indexer.renew();
-    const started = performance.now();
-    const reply = await indexer.index({ packDir: config.packDir, outputPath: config.index });
+    if ([...changed].some((path) => importedByPack.has(path) || path === configFile)) indexer.renew();
+    started = performance.now();
+    const reply = await indexer.index({ packDir: config.packDir, outputPath: staged });
     const ms = Math.round((performance.now() - started) * 10) / 10;
+    started = 0;
     if (reply.thrown !== undefined) return failedIndex({ error: reply.thrown, ms }, `${reply.thrown.name}: ${reply.thrown.message}`);
-    const { outcome } = reply;
+    const { outcome, schemaErrors } = reply;
+    importedByPack = new Set(reply.importedByPack);
     if (outcome.kind === 'err') return failedIndex({ error: outcome.error, ms }, `${outcome.error.code}: ${outcome.error.message}`);
-    modules = new Set(reply.files.map((relPath) => join(config.packDir, relPath)));
     const { counts, fileErrors, warnings } = outcome.value;
-    const { schemaErrors } = reply;
     // A broken module keeps what serves; with nothing serving yet, what indexed is served.
     if ((fileErrors.length > 0 || schemaErrors.length > 0) && serving) {
       const problems = [...fileErrors.map((e) => `${e.code}: ${e.message}`), ...schemaErrors.map((e) => e.message)];
@@ -228,26 +232,36 @@ async function packLoop(config, supervisor, { say, sayError }) {
     say({ kind: 'indexed', counts, ms, fileErrors, warnings }, `Indexed ${describeCounts(counts)} in ${ms} ms`);
     for (const e of [...fileErrors, ...schemaErrors]) sayError({ ...(e.code !== undefined && { code: e.code }), message: e.message });
     try {
+      await copyFile(staged, `${config.index}.swap`);
+      await rename(`${config.index}.swap`, config.index);
       if ((await supervisor.start(config.index)).kind === 'ok') serving = true;
     } catch (error) {
       sayError(error);
     }
   };
+  const ownFiles = new Set([config.index, staged, `${config.index}.swap`]);
   return {
     refresh,
     watched: {
-      roots,
+      // The whole pack: a helper outside the discovery roots is pack code too.
+      roots: [config.packDir],
       files: configFile === undefined ? [] : [configFile],
       settleMs: PACK_SETTLE_MS,
-      // Discovery never reads dot entries; the dev index lives in one.
-      ignore: (name) => name.startsWith('.'),
+      // Discovery never reads dot entries (the dev index lives in one); the loop's own files
+      // (an index given outside one, its temporary files) are no change.
+      ignore: (name, path) => name.startsWith('.') || ownFiles.has(path) || [...ownFiles].some((own) => path.startsWith(`${own}.tmp-`)),
+      // A run still waiting after a while when the pack changes again is given up (a module
+      // whose import never settles), so the change is indexed by a fresh process.
+      interrupt: () => {
+        if (started !== 0 && performance.now() - started > STUCK_RUN_MS) indexer.renew();
+      },
     },
     close: () => indexer.close(),
   };
 }
 
-/** A file a primitive's module may import (an editor's temporary file is none of these). */
-const MODULE_FILE = /\.(?:[cm]?[jt]sx?|json)$/;
+/** How long a reindex may wait before a new change gives it up. */
+const STUCK_RUN_MS = 1000;
 
 const describeCounts = ({ tools, guardrails, agents, flows }) =>
   `${tools} tools, ${guardrails} guardrails, ${agents} agents, ${flows} flows`;
@@ -264,7 +278,7 @@ const ROOT_POLL_MS = 500;
  * at once; changes during a run make one more run. `failed` hears of a watcher's error (the
  * watching goes on where it can). `ignore(name)` leaves out more entries than the defaults.
  */
-function watchPack({ roots, files, settleMs, ignore = () => false }, first, restart, failed) {
+function watchPack({ roots, files, settleMs, ignore = () => false, interrupt = () => {} }, first, restart, failed) {
   let timer;
   let running = true;
   let dirty = false;
@@ -291,10 +305,11 @@ function watchPack({ roots, files, settleMs, ignore = () => false }, first, rest
   first.then(settled);
   const changed = (path) => {
     changes.add(path);
+    if (running) interrupt();
     clearTimeout(timer);
     timer = setTimeout(run, settleMs);
   };
-  const skipped = (name) => isTempFile(name) || IGNORED_DIRS.has(name) || ignore(name);
+  const skipped = (name, path) => isTempFile(name) || IGNORED_DIRS.has(name) || ignore(name, path);
 
   // One non-recursive watch per folder, not Node's recursive one: on Linux that follows each
   // file's inode and misses edits after an editor's rename-over save or a delete and recreate.
@@ -340,7 +355,7 @@ function watchPack({ roots, files, settleMs, ignore = () => false }, first, rest
       awaitReturn(root, () => add(root));
     };
     const seen = (dir, name) => {
-      if (name !== null && skipped(name)) return;
+      if (name !== null && skipped(name, join(dir, name))) return;
       changed(name === null ? dir : join(dir, name));
       if (dir === root && !exists(root)) return rootGone();
       if (name === null) return add(dir);
@@ -351,7 +366,7 @@ function watchPack({ roots, files, settleMs, ignore = () => false }, first, rest
     };
     /** Watches `dir` and the folders under it not yet watched. */
     const add = (dir) => {
-      if (closed || (dir !== root && skipped(basename(dir)))) return;
+      if (closed || (dir !== root && skipped(basename(dir), dir))) return;
       if (!dirs.has(dir)) {
         let real;
         try {

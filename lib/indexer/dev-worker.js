@@ -1,12 +1,34 @@
 // The dev loop's indexer process (`kindgi-pack-dev --pack-dir`): long-lived, so a reindex
 // imports only the modules whose files changed (Node keeps the rest, and so does `cache`).
 // Pack code runs here, not in the dev loop's own process. One request at a time over IPC:
-// `{ id, options }` in, `{ id, outcome, stages, files, schemaErrors }` out.
+// `{ id, kind: 'config' | 'index', options }` in, `{ id, … }` out.
 import { readFile } from 'node:fs/promises';
+import { register } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { compileSchema } from '../validate.js';
+import { loadKindgiConfig } from './config.js';
 import { indexPack } from './run.js';
 
 const cache = new Map();
+// Every file a pack module has imported, by path: what a change to needs a fresh process.
+const importedByPack = new Set();
+const { port1, port2 } = new MessageChannel();
+let flushed;
+port1.on('message', (message) => {
+  if (message.url !== undefined) importedByPack.add(fileURLToPath(message.url.replace(/[?#].*$/, '')));
+  else flushed?.();
+});
+port1.unref();
+register('./dev-import-hooks.js', { parentURL: import.meta.url, data: { port: port2 }, transferList: [port2] });
+
+/** Resolves once every import the hooks saw so far has been reported. */
+function importsReported() {
+  return new Promise((resolve) => {
+    flushed = resolve;
+    port1.postMessage('flush');
+  });
+}
 
 /**
  * The written index's tool schemas that do not compile. The indexer carries them as declared
@@ -21,25 +43,60 @@ async function schemaErrors(outputPath) {
       try {
         compileSchema(tool[side], side);
       } catch (error) {
-        errors.push({ filePath: tool.modulePath, field: side, message: `${tool.modulePath}: tool ${tool.id}'s ${side} schema doesn't compile: ${error.message}` });
+        errors.push({
+          filePath: tool.modulePath,
+          field: side,
+          message: `${tool.modulePath}: tool ${tool.id}'s ${side} schema doesn't compile: ${error.message}`,
+        });
       }
     }
   }
   return errors;
 }
 
-process.on('message', async ({ id, options }) => {
+async function answer({ kind, options }) {
+  if (kind === 'config') {
+    const loaded = await loadKindgiConfig(options.packDir);
+    return loaded.kind === 'err' ? { error: loaded.error } : { discovery: loaded.value.discovery ?? null };
+  }
+  const { outcome, stages, files } = await indexPack(options, { cache });
+  await importsReported();
+  return {
+    outcome,
+    stages,
+    files,
+    importedByPack: [...importedByPack],
+    schemaErrors: outcome.kind === 'ok' ? await schemaErrors(outcome.value.outputPath) : [],
+  };
+}
+
+/** A reply that structured cloning refuses (a BigInt or a cycle in a cause), made sendable. */
+function sendable(reply) {
+  const seen = new WeakSet();
+  return JSON.parse(
+    JSON.stringify(reply, (_key, value) => {
+      if (typeof value === 'bigint') return `${value}n`;
+      if (value !== null && typeof value === 'object') {
+        if (seen.has(value)) return '[Circular]';
+        seen.add(value);
+      }
+      return value;
+    }),
+  );
+}
+
+process.on('message', async (request) => {
   let reply;
   try {
-    const { outcome, stages, files } = await indexPack(options, { cache });
-    reply = { id, outcome, stages, files, schemaErrors: outcome.kind === 'ok' ? await schemaErrors(outcome.value.outputPath) : [] };
+    reply = { id: request.id, ...(await answer(request)) };
   } catch (error) {
     // A pattern JavaScript cannot compile, say: the loop reports it as it reports the others.
-    reply = { id, thrown: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } };
+    reply = { id: request.id, thrown: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } };
   }
-  process.send(reply, (sendError) => {
-    // An outcome that cannot be cloned (a cause holding a function): its JSON form instead.
-    if (sendError) process.send(JSON.parse(JSON.stringify(reply)));
-  });
+  try {
+    process.send(reply);
+  } catch {
+    process.send(sendable(reply));
+  }
 });
 process.on('disconnect', () => process.exit(0));
