@@ -157,7 +157,6 @@ test('a process that loads the addon exits by itself (the addon keeps nothing al
   const script =
     `import(${JSON.stringify(ROOT_URL.href)})` +
     '.then((m) => process.stdout.write(JSON.stringify(m.canonicalJson({ a: 1 }))))';
-  const started = Date.now();
   const child = spawn(process.execPath, ['-e', script], {
     cwd: fileURLToPath(new URL('.', import.meta.url)),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -180,7 +179,6 @@ test('a process that loads the addon exits by itself (the addon keeps nothing al
     assert.fail(`the child was still running after 5 s (stderr: ${stderr})`);
   }
   assert.deepStrictEqual(outcome, { code: 0, signal: null }, `stderr: ${stderr}`);
-  assert.ok(Date.now() - started < 5000);
   assert.equal(stdout, JSON.stringify('{\n  "a": 1\n}\n'));
 });
 
