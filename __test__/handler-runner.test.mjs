@@ -652,7 +652,7 @@ const NON_JSON_OUTPUTS = [
   ],
 ];
 
-// DOCUMENTED KNOWN DIFFERENCE (README): a cyclic output cannot cross to the native validator as
+// DOCUMENTED KNOWN DIFFERENCE (docs/known-differences.md): a cyclic output cannot cross to the native validator as
 // JSON. Ajv validates it (and the TypeScript service then fails writing it: a 500); runHandler
 // answers output-validation-failed, naming the cause, and still never rejects.
 test('runHandler refuses a cyclic output it cannot validate, without rejecting', async () => {
@@ -1827,7 +1827,7 @@ test('the handler gets the validated clone: getters read once into data, default
   assert.equal('n' in input, false);
 });
 
-// DOCUMENTED KNOWN DIFFERENCE (README): a cyclic input cannot cross to the native validator as
+// DOCUMENTED KNOWN DIFFERENCE (docs/known-differences.md): a cyclic input cannot cross to the native validator as
 // JSON. TypeScript validates the clone (and rejects only where its schema recurses into the
 // cycle); runHandler answers input-validation-failed, naming the cause, and never runs the handler.
 test('runHandler refuses a cyclic input it cannot validate, without rejecting', async () => {

@@ -516,7 +516,7 @@ serviceTest("CC 71-73: a check's config arrives as sent: its own default applies
 
 // Deadlines, cancellation and limits (PS 28, 32, 33)
 
-// README "Known differences": handler-finished-late is reported only for a handler that ignored
+// docs/known-differences.md: handler-finished-late is reported only for a handler that ignored
 // its abort; the TypeScript service reports every aborted call. So: the honouring check gets the
 // abort in `bindings` and is not reported late; a check that stops early on it but passes (the
 // TypeScript suite's case) and one that ignores it are.

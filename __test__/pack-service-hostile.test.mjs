@@ -196,7 +196,7 @@ test('handlers that throw, reject or return what JSON cannot hold get protocol a
     assert.deepEqual(JSON.parse(unread.text).issues, [
       { instancePath: '', schemaPath: '#/required', keyword: 'required', params: { missingProperty: 'h' }, message: "must have required property 'h'" },
     ]);
-    // A Proxy whose trap throws cannot be marked for the validator (see the README).
+    // A Proxy whose trap throws cannot be marked for the validator (see docs/known-differences.md).
     const proxy = JSON.parse((await post(call('proxy'))).text);
     assert.equal(proxy.code, 'output-validation-failed');
     assert.equal(proxy.message, 'Tool "proxy" handler produced output that cannot be validated: Error: trap');
@@ -699,8 +699,8 @@ test('pack code hears of its abort before its place under the cap goes to anothe
   };
   try {
     const pumps = [pump(), pump()];
-    // With a cap of 1 and three callers a call may be refused 503 `overloaded` (see the README's
-    // cap): only the hold calls that ran count.
+    // With a cap of 1 and three callers a call may be refused 503 `overloaded` (see the cap in
+    // docs/api.md): only the hold calls that ran count.
     for (let held = 0, i = 0; held < 100 && i < 2000; i += 1) {
       const [status, text] = await send('hold', { 'kindgi-timeout-ms': String(1 + (i % 3)) });
       if (status === 503) continue;

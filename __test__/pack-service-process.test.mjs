@@ -78,7 +78,7 @@ test('listens, hides the token and undeclared variables from pack code, drains o
 });
 
 test('./pack-service-main is the process when node runs it, and runs nothing when imported', async () => {
-  // The path a supervisor's command names (README): the package's own export, resolved.
+  // The path a supervisor's command names (docs/api.md): the package's own export, resolved.
   const entry = fileURLToPath(import.meta.resolve('@kindgi/handler-runtime-native/pack-service-main'));
   const run = launch(['--index', indexPath, '--host', '127.0.0.1'], { UNDECLARED_A: 'x', UNDECLARED_B: 'y' }, entry);
   const port = await run.listening;

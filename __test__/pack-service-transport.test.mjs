@@ -2,8 +2,8 @@
 // with `service.handle` (the transport the TypeScript service has): seeded random requests
 // with odd methods, targets, versions, headers, framing and `Expect`, written whole or in
 // pieces, some with a second request behind them. Each gets the same answers from both: the
-// status, the headers (as a set: the README's Known differences give hyper's header case and
-// order), the body, and whether the connection closed. Left out are the requests the README
+// status, the headers (as a set: docs/known-differences.md gives hyper's header case and
+// order), the body, and whether the connection closed. Left out are the requests docs/known-differences.md
 // lists as read differently (see "HTTP parsing is hyper's, not Node's"), and the framing of
 // the bodiless refusals (Node's are chunked). KINDGI_RANDOM_CASES runs more.
 import assert from 'node:assert/strict';
@@ -51,7 +51,7 @@ test('HTTP/1.0 requests get the same answers and connection handling from hyper 
   }
 });
 
-test('pipelined calls run one after another on hyper, side by side behind Node (a README difference)', async () => {
+test('pipelined calls run one after another on hyper, side by side behind Node (a documented difference)', async () => {
   const { hyperPort, nodePort, stop } = await serveBoth({ maxConcurrency: 2 });
   try {
     const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.sleep' }, input: { ms: 200 }, ctx: { tenantId: 't', runId: 'r' } });
@@ -63,7 +63,7 @@ test('pipelined calls run one after another on hyper, side by side behind Node (
     // hyper reads the next call once the one before is answered: all six run.
     assert.deepEqual(ours.out.map((answer) => answer.status), [200, 200, 200, 200, 200, 200]);
     // Node's server hands all six to the service at once: at most the cap's two run (which
-    // two is the README's race between uploads and handlers), the rest are refused.
+    // two is the documented race between uploads and handlers), the rest are refused.
     const statuses = nodes.out.map((answer) => answer.status);
     assert.equal(statuses.length, 6);
     assert.ok(statuses.filter((status) => status === 200).length <= 2, `${statuses}`);

@@ -166,7 +166,7 @@ test('raw requests get the same answers through the front as from the child itse
     });
     assert.ok(forwarded > cases / 10, `only ${forwarded} answers came from the child`);
     // An answer passed on has the headers the TypeScript front copies, in its order, then
-    // the length; then Node's own, in hyper's case and with `date` last (the README).
+    // the length; then Node's own, in hyper's case and with `date` last (docs/known-differences.md).
     const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'hi' }, ctx: { tenantId: 't', runId: 'r' } });
     const echo = `POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${sup.token}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
     const [answer] = comparable(await exchange(front.port, [echo], 1), { inOrder: true }).answers;

@@ -113,7 +113,8 @@ import {
 const supervisor = createPackServiceSupervisor({
   command: [process.execPath, 'bin/kindgi-pack-service.mjs'],
   moduleRoot: '.',
-  env: async () => ({}),
+  // Values are passed as Node's spawn passes them: an undefined one is left out.
+  env: async () => ({ PATH: process.env.PATH }),
   onEvent: (event: PackServiceSupervisorEvent) => void event.kind,
   onLog: (line: string, stream: 'stdout' | 'stderr') => void [line, stream],
 });

@@ -1,7 +1,7 @@
 // compileSchema/validate (lib/validate.js) against Ajv, the oracle, configured like the TypeScript
 // package: the official JSON-Schema-Test-Suite (draft 2020-12, with optional/) and seeded
 // generated schema/instance pairs, each on both sides (input: useDefaults; output: none).
-// Zero disagreements allowed beyond KNOWN_GAPS (each listed in the README): compile agreement
+// Zero disagreements allowed beyond KNOWN_GAPS (each listed in docs/known-differences.md): compile agreement
 // (same refusal name and message), validity, issues (deep-equal, same key order) and
 // default-filled values.
 //
@@ -27,7 +27,7 @@ const KNOWN_UNJUDGED = new Set([
 ]);
 
 /**
- * Disagreements this suite knows of and the README lists, each with its reason. A disagreement
+ * Disagreements this suite knows of and docs/known-differences.md lists, each with its reason. A disagreement
  * outside these fails the test; the counts of these are printed.
  */
 /** `Invalid regular expression: /<source>/<flags>: ` of a V8 RegExp refusal (the reason after it left out). */

@@ -124,7 +124,7 @@ export async function runHandler(options) {
   try {
     checked = validateReading(input_.validator, copy, true);
   } catch (cause) {
-    // A value JSON cannot hold (a cycle): refused here (see the README's known differences).
+    // A value JSON cannot hold (a cycle): refused here (see docs/known-differences.md).
     return fail('input-validation-failed', `Tool "${tool.id}" input cannot be validated: ${describeThrow(cause)}`, {
       toolId: tool.id,
       cause: serializeCause(cause),
@@ -188,7 +188,7 @@ export async function runHandler(options) {
     produced = validateReading(output_.validator, output);
   } catch (cause) {
     // A value JSON cannot hold (a BigInt, a cycle): refused here rather than when the answer
-    // is written (see the README's known differences).
+    // is written (see docs/known-differences.md).
     return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that cannot be validated: ${describeThrow(cause)}`, {
       toolId: tool.id,
       cause: serializeCause(cause),

@@ -26,6 +26,10 @@ export interface PackServiceConfig {
   /** A build's bundle map (source path → bundle path under `moduleRoot`). */
   readonly bundleMapPath?: string;
   readonly token: string;
+  /**
+   * The TCP port to listen on; 0 picks a free one. (From JavaScript, `startPackService` also
+   * takes what Node's `server.listen` takes: absent or `null` for any free port, a numeric string.)
+   */
   readonly port: number;
   /** The listen address. Absent: every interface. */
   readonly host?: string;

@@ -142,7 +142,7 @@ export function readPackServiceConfig(argv, env) {
 // ---------------------------------------------------------------------------------------------
 // The service. HTTP, routing, admission, deadlines and cancellation run in Rust
 // (src/service/); pack code runs here, started by the native dispatcher and ended with
-// `settle`, never by returning a Promise to Rust (see the README's design notes).
+// `settle`, never by returning a Promise to Rust (see docs/design.md, *Calling pack code*).
 
 const DEFAULT_MAX_CONCURRENCY = 32;
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -217,7 +217,7 @@ class Stamped {
 /**
  * Each handler context's call, in a private field stamped onto the context. Private fields are
  * invisible to reflection and spreading, as a WeakMap entry is, but cost V8 no ephemeron work
- * at every scavenge (a WeakMap entry a call was about 5% of the JS thread under load).
+ * at every scavenge (docs/design.md, *Calling pack code*).
  */
 class ContextCall extends Stamped {
   #call;

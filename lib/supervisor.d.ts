@@ -13,8 +13,11 @@ export interface PackServiceSupervisorOptions {
   readonly command: readonly [string, ...string[]] | (() => readonly [string, ...string[]] | Promise<readonly [string, ...string[]]>);
   /** Where the index's module paths resolve: the pack folder. */
   readonly moduleRoot: string;
-  /** The child's whole environment, read at every start. */
-  readonly env: () => Promise<Readonly<Record<string, string>>>;
+  /**
+   * The child's whole environment, read at every start. Values are passed as Node's `spawn`
+   * passes them: `undefined` ones left out (so `PATH: process.env.PATH` is fine).
+   */
+  readonly env: () => Promise<Readonly<Record<string, string | undefined>>>;
   /** Where the front listens. Default `127.0.0.1`. */
   readonly host?: string;
   /** The front's port. Default 0: any free port, fixed while the front listens. */
@@ -40,7 +43,7 @@ export interface PackServiceSupervisorOptions {
    * is judged a crash (a terminal's Ctrl+C reaches the owner too, whose `beginClose()` may
    * come first). At such an exit `nextTurn(fn)` is called, and `fn` calls it again; the second
    * `fn` judges the exit and raises `exited` then `restarting` (or `gave-up`) before it
-   * returns. Without it the wait is 100 ms (README, Known differences). Not a function: throws.
+   * returns. Without it the wait is 100 ms (docs/known-differences.md). Not a function: throws.
    */
   readonly nextTurn?: (fn: () => void) => void;
 }

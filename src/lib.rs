@@ -23,7 +23,7 @@ pub mod validate;
 mod binding;
 
 // Rust's allocations only (V8 keeps its own heap). Every call allocates on a tokio worker and
-// frees some of it on another thread; glibc's arenas spent about 15% of the workers' time on
-// that under load, mimalloc's thread-local free lists a fraction of it.
+// frees some of it on another thread, which glibc's arenas handle poorly and mimalloc's
+// thread-local free lists well (docs/design.md, *Memory*).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

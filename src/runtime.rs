@@ -3,9 +3,8 @@
 //!
 //! One worker per core but one. The pack service's JavaScript runs on Node's own thread, which
 //! is as busy as the workers under load; with a worker on every core it and the workers take
-//! turns on the same cores. On this 2-core machine one worker gave the same req/s as two and a
-//! lower p99 (README, *Design*). `TOKIO_WORKER_THREADS` still sets the count, as it does
-//! for any tokio runtime.
+//! turns on the same cores (measured in docs/design.md, *The tokio runtime*).
+//! `TOKIO_WORKER_THREADS` still sets the count, as it does for any tokio runtime.
 
 use tokio::runtime::{Builder, Runtime};
 

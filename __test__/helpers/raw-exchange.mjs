@@ -87,7 +87,7 @@ const message = (tool, input) => JSON.stringify({ v: 2, kind: 'invoke', tool: { 
 
 /**
  * Seeded random raw request bytes for the fixture pack (js-pack), in one to five pieces, with how
- * many answers it is to get and whether it is a HEAD. Left out are the requests the README
+ * many answers it is to get and whether it is a HEAD. Left out are the requests docs/known-differences.md
  * lists as read differently by hyper and by Node ("HTTP parsing is hyper's, not Node's").
  */
 export function randomRawRequest(r, token) {
@@ -125,7 +125,7 @@ export function randomRawRequest(r, token) {
   if (contentType !== null) headers.push(`content-type: ${contentType}`);
   let tail;
   const hex = body.length.toString(16);
-  // A transfer coding on HTTP/1.0 is read differently (README).
+  // A transfer coding on HTTP/1.0 is read differently (docs/known-differences.md).
   switch (version === 'HTTP/1.0' ? 7 : r.below(8)) {
     case 0: {
       headers.push(r.pick(['transfer-encoding: chunked', 'Transfer-Encoding: Chunked', 'transfer-encoding: gzip, chunked']));
@@ -142,7 +142,7 @@ export function randomRawRequest(r, token) {
       headers.push(`content-length: ${body.length}`);
       tail = body;
   }
-  // `Expect` on HTTP/1.1 with a body: the README gives when each writes `100 Continue` otherwise.
+  // `Expect` on HTTP/1.1 with a body: docs/known-differences.md gives when each writes `100 Continue` otherwise.
   if (version === 'HTTP/1.1' && body.length > 0 && r.oneIn(6)) headers.push(r.pick(['expect: 100-continue', 'Expect: 100-Continue', 'expect: foo']));
   const closes = r.oneIn(5);
   if (closes) headers.push(r.pick(['connection: close', 'connection: Close', 'connection: foo, close']));
@@ -161,7 +161,7 @@ export function randomRawRequest(r, token) {
   let bytes = Buffer.concat([head, tail]);
   let answers = 1;
   // A second request behind it, on a connection that is to stay open (after one that asked to
-  // close, Node's parser reads ahead: see the README).
+  // close, Node's parser reads ahead: see docs/known-differences.md).
   if (!closes && version === 'HTTP/1.1' && r.oneIn(5)) {
     const second = message('fixture.echo', { text: 'second' });
     bytes = Buffer.concat([bytes, Buffer.from(`POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: ${token}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(second)}\r\n\r\n${second}`)]);
@@ -177,7 +177,7 @@ export function randomRawRequest(r, token) {
  * What two servers are to agree on: each response's status, header set (lower-cased, without
  * the values of `date` and `kindgi-duration-ms`) and body, and the ending. A bodiless
  * refusal's headers leave out their framing: Node's are chunked (or carry no length at all),
- * ours say length 0 (README). With `inOrder`, the header lines as written instead, in order
+ * ours say length 0 (docs/known-differences.md). With `inOrder`, the header lines as written instead, in order
  * and case (the two values still left out).
  */
 export function comparable({ out, partial, how }, { inOrder = false } = {}) {

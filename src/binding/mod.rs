@@ -31,13 +31,12 @@ fn on_load() {
     }
 }
 
-/// mimalloc commits a whole arena up front by default, advised as transparent huge pages: 6 MB
-/// more idle RSS than glibc, and a higher peak under 100 KB calls (150-170 MB against 125-135
-/// MB without it; glibc 110 MB). What it buys is a first call after boot about 0.25 ms sooner
-/// (it commits no pages on its way); req/s under load is the same. Purging freed pages at once
-/// as well (`purge_delay` 0) brought the peak to 112 MB but cost a few percent of req/s, so it
-/// is left at mimalloc's 10 ms. A `MIMALLOC_*` variable in the environment still wins (README,
-/// *Memory*).
+/// mimalloc commits a whole arena up front by default, advised as transparent huge pages: more
+/// idle RSS than glibc and a higher peak under large calls, to buy a slightly sooner first call
+/// (it commits no pages on its way); req/s under load is the same, so eager commit is off.
+/// Purging freed pages at once as well (`purge_delay` 0) lowers the peak but costs req/s, so it
+/// is left at mimalloc's default. A `MIMALLOC_*` variable in the environment still wins. The
+/// figures are in docs/design.md, *Memory*.
 fn tune_allocator() {
     // SAFETY: an integer setting, made before the addon starts any thread.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };

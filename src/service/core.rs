@@ -504,7 +504,8 @@ impl PackService {
         let (reporter, id) = (Arc::clone(&self.reporter), waiting.id.clone());
         // Pack code runs in a task of its own, which outlives this request when the request
         // stops waiting first. (Polling it inside the request instead, and spawning only the
-        // rest when the request stops waiting, measured 7-14% fewer req/s and a worse p99.)
+        // rest when the request stops waiting, was slower: docs/design.md, *Measured and not
+        // kept*.)
         tokio::spawn(async move {
             let settled = work.await;
             if abort.reason().is_some() && !settled.honoured_abort {

@@ -1,9 +1,9 @@
 //! Large request bodies: parsed and checked a few at a time, with their worker marked busy.
 //!
 //! A body parsed into `serde_json::Value` takes far more memory than its text (72 bytes per
-//! element with ordered maps): 10 MiB of `[0,0,…]` holds about 1 GB while it is parsed and
-//! checked, where V8 holds the same array in about a fifth of that. With `maxConcurrency`
-//! such calls at once that would be tens of GB, so bodies of [`LARGE`] and more share a
+//! element with ordered maps), several times what V8 holds for the same array (figures in
+//! docs/design.md, *Large bodies*). With `maxConcurrency` such calls at once that would be
+//! tens of GB, so bodies of [`LARGE`] and more share a
 //! budget of [`BUDGET`] bytes of text, each taking at least half: at most two are in that
 //! state at a time (one of the largest), and smaller bodies never wait. While a large body is parsed or checked (up to a second of
 //! CPU), its tokio worker is marked blocking, so other connections move to another thread.

@@ -73,7 +73,7 @@ pub fn node_refusal<B>(req: &Request<B>) -> Option<NodeRefusal> {
     let headers = req.headers();
     // `chunked` more than once. (hyper has already dropped a `content-length` sent with a
     // transfer coding, and folded equal lengths into one, so those are read as hyper reads
-    // them: the README's Known differences.)
+    // them: docs/known-differences.md.)
     let chunked = headers
         .get_all(TRANSFER_ENCODING)
         .iter()

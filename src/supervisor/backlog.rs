@@ -14,8 +14,8 @@ use tokio::sync::Notify;
 pub const BACKLOG_LIMIT: u64 = 1024;
 
 /// Bytes of lines and events on their way to JavaScript before the child's pipes are left
-/// unread. The count alone let 1,024 lines of up to 64 MiB each wait (64 GiB; 8 MiB lines
-/// behind a slow `onLog` took a supervisor past 1.5 GB). 1,024 ordinary lines (a few hundred
+/// unread. The count alone let 1,024 lines of up to 64 MiB each wait (64 GiB; see
+/// docs/design.md, *Memory*). 1,024 ordinary lines (a few hundred
 /// bytes each) stay far under it, so it binds only on long lines. A line bigger than this
 /// still passes once the backlog is empty: readers wait before they read, not before a line
 /// enters.
