@@ -1,116 +1,15 @@
 //! ECMAScript `Number::toString(10)`: the shortest digits that round-trip, written without an
 //! exponent from 1e-6 up to (not including) 1e21, with one (`1e+21`, `1.5e-7`) outside it.
 
-use std::fmt::Write;
-
 /// Writes `x` as JavaScript would. Non-finite values write `null`, as `JSON.stringify` does.
+/// `ryu-js` is ECMAScript's Number::toString (shortest round-trip digits, ties to even, the
+/// exponent thresholds, `-0` as `0`); the differential suite holds it to V8's `String(n)`.
 pub fn write_js_number(out: &mut String, x: f64) {
     if !x.is_finite() {
         out.push_str("null");
         return;
     }
-    if x == 0.0 {
-        // Both zeros: JSON.stringify(-0) is "0".
-        out.push('0');
-        return;
-    }
-    // Integers below 2^53 are their own shortest digits.
-    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
-        let _ = write!(out, "{}", x as i64);
-        return;
-    }
-    if x < 0.0 {
-        out.push('-');
-    }
-    // Rust's `{:e}` writes the shortest round-trip digits: `d[.ddd]e[-]N`.
-    let mut sci = String::with_capacity(32);
-    let _ = write!(sci, "{:e}", x.abs());
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some(parts) => parts,
-        None => (sci.as_str(), "0"),
-    };
-    let mut digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let exp: i32 = exp.parse().unwrap_or(0);
-    prefer_even_on_tie(x.abs(), &mut digits, exp);
-    write_digits(out, &digits, exp + 1);
-}
-
-/// Rust's shortest digits break an exact tie between two shortest candidates upward;
-/// ECMAScript takes the even one ("If there are two such possible values of s, choose the one
-/// that is even"). A tie means the value's exact decimal expansion stops one digit after the
-/// shortest digits, at a 5. Only an odd last digit can need the change.
-fn prefer_even_on_tie(x: f64, digits: &mut String, exp: i32) {
-    let k = digits.len();
-    if digits.bytes().last().is_none_or(|d| (d - b'0') % 2 == 0) {
-        return;
-    }
-    // The exact expansion to 20 digits past the tie digit (Rust formats with a precision exactly).
-    let exact = format!("{:.*e}", k + 20, x);
-    let exact_digits: Vec<u8> = exact
-        .split('e')
-        .next()
-        .unwrap_or("")
-        .bytes()
-        .filter(u8::is_ascii_digit)
-        .collect();
-    let is_tie =
-        exact_digits.get(k) == Some(&b'5') && exact_digits[k + 1..].iter().all(|&d| d == b'0');
-    if !is_tie || exact.split('e').nth(1).and_then(|e| e.parse::<i32>().ok()) != Some(exp) {
-        return;
-    }
-    // The two candidates are the expansion cut at k digits and that plus one in the last place;
-    // take whichever ends in an even digit.
-    let mut even = exact_digits[..k].to_vec();
-    if even.last().is_some_and(|d| (d - b'0') % 2 == 1) && !increment_decimal(&mut even) {
-        return;
-    }
-    let even = String::from_utf8(even).unwrap_or_default();
-    let round_trips = format!("{}e{}", even, exp - (k as i32 - 1))
-        .parse::<f64>()
-        .is_ok_and(|back| back == x);
-    if round_trips {
-        *digits = even;
-    }
-}
-
-/// Adds one in the last place of a digit string; `false` when that would carry out of it.
-fn increment_decimal(digits: &mut [u8]) -> bool {
-    for d in digits.iter_mut().rev() {
-        if *d == b'9' {
-            *d = b'0';
-        } else {
-            *d += 1;
-            return true;
-        }
-    }
-    false
-}
-
-/// `digits` × 10^(n − k), k = digits.len(), by the spec's cases.
-fn write_digits(out: &mut String, digits: &str, n: i32) {
-    let k = digits.len() as i32;
-    if k <= n && n <= 21 {
-        out.push_str(digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(digits);
-    } else {
-        let e = n - 1;
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if e < 0 { '-' } else { '+' });
-        let _ = write!(out, "{}", e.unsigned_abs());
-    }
+    out.push_str(ryu_js::Buffer::new().format_finite(x));
 }
 
 /// Writes a JSON number token as JavaScript would after `JSON.parse`. Plain integers that are
