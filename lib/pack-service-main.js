@@ -11,7 +11,93 @@ import { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, startPackService } from '
 
 export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, startPackService } from './pack-service.js';
 
+/**
+ * What `--help` prints: the arguments, every variable the process reads, the exit codes. A
+ * function: this module and ./pack-service.js import each other, so the drain budget is read
+ * when the help is asked for, not as the module loads.
+ */
+const usage = () => `kindgi-pack-service: serves a pack's tools and checks over HTTP (pack protocol v2)
+
+Usage:
+  kindgi-pack-service [--index <path>] [--module-root <dir>] [--bundle-map <path>]
+                      [--host <address>]
+  kindgi-pack-service --help | -h
+
+Arguments (the first occurrence of each counts; other arguments are ignored):
+  --index <path>        The pack's index.json (default: KINDGI_PACK_INDEX, else
+                        /app/index.json).
+  --module-root <dir>   Where the index's module paths resolve (default: the index's
+                        folder).
+  --bundle-map <path>   A build's JSON map of each module path to its bundle (relative
+                        to the module root): modules load from the bundles.
+  --host <address>      The address to listen on (default: every interface;
+                        127.0.0.1 keeps it to this machine).
+  --help, -h            Print this help on stdout and exit 0.
+
+Environment:
+  KINDGI_PACK_SERVICE_TOKEN  Required. The token callers send in the kindgi-pack-token
+                        header: printable ASCII without spaces (trimmed). Removed from
+                        the environment before any pack code loads.
+  PORT                  The port to listen on (default 8080; 0 takes a free one, which
+                        the listening line reports).
+  KINDGI_PACK_INDEX     The index when --index is not given.
+  KINDGI_PACK_SERVICE_MAX_CONCURRENCY  How many calls may run at once (a positive
+                        integer; default 32); past it a call is answered 503 overloaded.
+  KINDGI_PACK_ENV_CHECK  strict (default): /readyz answers 503 while a variable the
+                        pack requires is unset; warn: a warning record only.
+  KINDGI_PACK_ENV_FILTER  on (default): the variables the pack does not declare are
+                        removed before its code loads (KINDGI_* and the platform's
+                        names stay); off: the pack sees the whole environment.
+  KINDGI_PACK_TENANT_ID  Serve one tenant only: a call whose kindgi-tenant-id differs
+                        is answered 421 (unset or blank: any tenant).
+  KINDGI_LOG_LEVEL      error, warn, info (default), debug or trace: the least level
+                        of the call and ctx.log records written.
+  KINDGI_LOG_LEVELS     Levels by subsystem, e.g. pack=warn,pack.tool=debug.
+  KINDGI_LOG_FORMAT     auto (default: pretty on a terminal, JSON lines otherwise),
+                        json or pretty.
+  NO_COLOR              Set: pretty records without colour.
+  TOKIO_WORKER_THREADS  HTTP worker threads (default: one per core but one, at
+                        least one).
+  MIMALLOC_PURGE_DELAY  0: freed memory goes back to the system at once.
+  NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_ENFORCE_VERSION_CHECK, NAPI_RS_FORCE_WASI,
+  NAPI_RS_WASI_FLAVOR   The napi-rs loader's: the first loads the native addon from
+                        that file instead of the platform package; the WASI ones
+                        find nothing, as no WASI build is published.
+  The variables the pack declares (env.required, env.optional) are passed on to its
+  code.
+
+Output:
+  Records on stderr, one per line: the lifecycle (listening, with the bound port;
+  draining; stopped; config-invalid; boot-failed) and one record per call answered.
+
+Exit codes:
+  0  SIGTERM: the calls in flight drained (up to ${PACK_SERVICE_DRAIN_MS / 1000} s), then
+     stopped; or --help.
+  1  The configuration is invalid (a config-invalid line lists every problem) or
+     the boot failed (a boot-failed line: the index, the bundle map, a missing
+     module, a module that fails to load, the port).
+  A SIGTERM before the listening line ends the process by the signal (status 143
+  in a shell).`;
+
+/** The flags whose next argument is their value, never read as a flag of its own. */
+const VALUED_FLAGS = new Set(['--index', '--module-root', '--bundle-map', '--host']);
+
+/** Whether `argv`, read left to right, asks for the help (`--help` or `-h` outside a value). */
+function asksForHelp(argv) {
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--help' || argv[i] === '-h') return true;
+    if (VALUED_FLAGS.has(argv[i])) i += 1;
+  }
+  return false;
+}
+
 export async function main(argv = process.argv.slice(2), env = process.env) {
+  // Before anything is read: the help needs neither a token nor valid log settings. The
+  // TypeScript process has no help (see docs/known-differences-cli.md).
+  if (Array.isArray(argv) && asksForHelp(argv)) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
   const built = packServiceLogs({ env, isTTY: process.stderr.isTTY === true });
   if (built.kind === 'err') {
     defaultPackServiceLogs().event('config-invalid', built.message, { problems: [built.message] });

@@ -1,0 +1,146 @@
+// `kindgi-pack-service --help` / `-h` as a process: usage on stdout, exit 0, whatever the
+// environment; every variable the process reads is named in it (read from a run that records
+// each `process.env` lookup, and from the Rust side's variable constants).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { onLines } from './helpers/lines.mjs';
+import { packFolder } from './helpers/local-pack.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(root, 'bin', 'kindgi-pack-service.mjs');
+const MAIN = join(root, 'lib', 'pack-service-main.js');
+const fixtureIndex = join(root, '__test__', 'fixtures', 'js-pack', 'index.json');
+
+/** Runs `node <args>` to its end (10 s at most): `{ code, signal, stdout, stderr }`. */
+function node(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+let usage;
+/** The help as the bin prints it with no environment at all. */
+async function help() {
+  usage ??= (await node([BIN, '--help'], {})).stdout;
+  return usage;
+}
+
+test('--help and -h print the usage on stdout and exit 0, with no token and bad log settings', async () => {
+  const text = await help();
+  assert.match(text, /^kindgi-pack-service: /);
+  assert.ok(text.endsWith('in a shell).\n'), 'one newline after the text');
+  for (const section of ['Usage:', 'Arguments', 'Environment:', 'Exit codes:']) {
+    assert.ok(text.includes(`\n${section}`), `the help has its ${section} section`);
+  }
+  for (const flag of ['--index', '--module-root', '--bundle-map', '--host', '--help, -h']) assert.ok(text.includes(`  ${flag} `), flag);
+  assert.match(text, /\n {2}0 {2}SIGTERM: .*8 s/);
+  assert.match(text, /\n {2}1 {2}The configuration is invalid/);
+  for (const line of text.split('\n')) assert.ok(line.length <= 88, `a line fits a terminal: ${line}`);
+  const hostile = { KINDGI_LOG_FORMAT: 'loud', PORT: 'x', KINDGI_PACK_ENV_CHECK: 'maybe' };
+  for (const args of [['--help'], ['-h'], ['--index', 'i.json', '--host', '127.0.0.1', '-h'], ['--unknown', '--help']]) {
+    const run = await node([BIN, ...args], hostile);
+    assert.deepStrictEqual({ code: run.code, signal: run.signal, stderr: run.stderr }, { code: 0, signal: null, stderr: '' }, args.join(' '));
+    assert.equal(run.stdout, text, args.join(' '));
+  }
+  // The process entry `node …/pack-service-main.js` is the same process.
+  const entry = await node([MAIN, '-h'], {});
+  assert.deepStrictEqual({ code: entry.code, stdout: entry.stdout }, { code: 0, stdout: text });
+});
+
+test("a --help that is a flag's value is that value, not the help", async () => {
+  // `--index --help` names the index `--help`, as TypeScript's `argv.indexOf` reads it.
+  for (const flag of ['--index', '--module-root', '--bundle-map', '--host']) {
+    const run = await node([BIN, flag, '--help'], {});
+    assert.equal(run.code, 1, flag);
+    assert.equal(run.stdout, '', flag);
+    assert.equal(JSON.parse(run.stderr.trim()).kind, 'config-invalid', flag);
+  }
+  // With a token, `--index --help` is a boot that fails on the index it names.
+  const run = await node([BIN, '--index', '--help'], { KINDGI_PACK_SERVICE_TOKEN: 't', PORT: '0' });
+  assert.equal(run.code, 1);
+  const line = JSON.parse(run.stderr.trim());
+  assert.equal(line.kind, 'boot-failed');
+  assert.match(line.problems[0], /--help/);
+});
+
+test('every variable the process reads while it boots, serves a call and stops is in the help', async () => {
+  const dir = packFolder('kindgi-help-env-');
+  const out = join(dir, 'read.json');
+  // Records each name looked up in process.env, from before the package loads to the exit.
+  const recorder = join(dir, 'record-env.mjs');
+  writeFileSync(
+    recorder,
+    `import { writeFileSync } from 'node:fs';
+const out = ${JSON.stringify(out)};
+const read = new Set();
+const note = (k) => { if (typeof k === 'string') read.add(k); };
+process.env = new Proxy(process.env, {
+  get: (t, k) => (note(k), Reflect.get(t, k)),
+  has: (t, k) => (note(k), Reflect.has(t, k)),
+});
+process.on('exit', () => writeFileSync(out, JSON.stringify([...read].sort())));
+`,
+  );
+  // No --index: the index is read from KINDGI_PACK_INDEX.
+  const child = spawn(process.execPath, ['--import', recorder, BIN, '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: 'help-token', PORT: '0', KINDGI_PACK_INDEX: fixtureIndex },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = await new Promise((resolve, reject) => {
+    onLines(child.stderr, (text) => {
+      const line = JSON.parse(text);
+      if (line.kind === 'listening') resolve(line.port);
+    });
+    exited.then((code) => reject(new Error(`exited ${code} before listening`)));
+  });
+  const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'kindgi-pack-token': 'help-token' },
+    body: JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'hi' }, ctx: { tenantId: 't', runId: 'r' } }),
+  });
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  const read = JSON.parse(readFileSync(out, 'utf8'));
+  // Node's own lookups (its ES module loader's), which are no setting of this process.
+  const NODE_OWN = new Set(['WATCH_REPORT_DEPENDENCIES']);
+  const ours = read.filter((name) => !NODE_OWN.has(name));
+  for (const name of ['KINDGI_PACK_SERVICE_TOKEN', 'PORT', 'KINDGI_PACK_INDEX', 'KINDGI_LOG_LEVEL']) {
+    assert.ok(ours.includes(name), `the recorder saw ${name} read (${ours.join(', ')})`);
+  }
+  const text = await help();
+  for (const name of ours) assert.match(text, new RegExp(`\\b${name}\\b`), `the help names ${name}, which the process reads`);
+});
+
+test("the Rust side's variables are in the help", async () => {
+  const text = await help();
+  const names = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.rs')) {
+        for (const m of readFileSync(path, 'utf8').matchAll(/const [A-Z_]*(?:VAR|VARIABLE): &str = "([A-Z0-9_]+)"/g)) names.push(m[1]);
+      }
+    }
+  };
+  walk(join(root, 'src'));
+  assert.ok(names.includes('TOKIO_WORKER_THREADS') && names.includes('KINDGI_PACK_SERVICE_TOKEN'), names.join(', '));
+  for (const name of names) assert.match(text, new RegExp(`\\b${name}\\b`), name);
+});
