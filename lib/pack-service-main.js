@@ -93,7 +93,7 @@ function asksForHelp(argv) {
 
 export async function main(argv = process.argv.slice(2), env = process.env) {
   // Before anything is read: the help needs neither a token nor valid log settings. The
-  // TypeScript process has no help (see docs/known-differences-cli.md).
+  // TypeScript process has no help (docs/known-differences.md, Commands).
   if (Array.isArray(argv) && asksForHelp(argv)) {
     process.stdout.write(`${usage()}\n`);
     return 0;
