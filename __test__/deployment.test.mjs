@@ -365,3 +365,29 @@ test('node as PID 1 of its own PID namespace: SIGTERM drains, and a call past th
     }
   }
 });
+
+test('node as PID 1: a SIGTERM while it boots ends it at once, rather than after it boots and serves', { skip: namespace.skip, timeout: 30_000 }, async () => {
+  // A pack whose one module takes 3 s to import: the boot (which imports it) is still going
+  // when the signal comes.
+  const dir = packFolder('kindgi-pid1-boot-');
+  mkdirSync(join(dir, 'tools'));
+  writeFileSync(join(dir, 'tools', 'slow.mjs'), 'await new Promise((r) => setTimeout(r, 3000));\nexport default () => ({});\n');
+  const index = { v: 1, packId: 'p', packVersion: '1', artifactVersion: 'a', publishedAt: 'b', tools: [{ id: 'slow', input: {}, output: {}, modulePath: 'tools/slow.mjs' }], guardrails: [], agents: [], flows: [] };
+  writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
+  const bin = fileURLToPath(new URL('../bin/kindgi-pack-service.mjs', import.meta.url));
+  const argv = [...namespace.wrap, process.execPath, bin, '--index', join(dir, 'index.json')];
+  const child = spawn(argv[0], argv.slice(1), { env: { PATH: process.env.PATH, ...deploymentEnv(), PORT: '0' }, stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
+  try {
+    await until(() => childOf(child.pid) !== undefined, 'the service process under unshare');
+    const node = childOf(child.pid);
+    // Its handler is in place once the addon and the service code have loaded.
+    await new Promise((r) => setTimeout(r, 1000));
+    const signalled = Date.now();
+    process.kill(node, 'SIGTERM');
+    assert.equal(await exited, 143);
+    assert.ok(Date.now() - signalled < 1500, 'it did not wait for the boot');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

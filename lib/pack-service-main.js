@@ -126,6 +126,10 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
       return;
     }
     process.off('SIGTERM', onSigterm);
+    // PID 1 (a container's node) has no default action for SIGTERM: sent to itself, it would be
+    // ignored and the process would boot and serve until the platform's SIGKILL. It exits as a
+    // SIGTERM death reports (128 + 15).
+    if (process.pid === 1) process.exit(143);
     process.kill(process.pid, 'SIGTERM');
   };
   process.on('SIGTERM', onSigterm);
