@@ -72,11 +72,18 @@ function deploymentEnv() {
   return env;
 }
 
+/** The files `npm pack` puts in this package's tarball (its `files` globs expanded, package.json). */
+function packedFiles() {
+  const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(packed.status, 0, packed.stderr);
+  return JSON.parse(packed.stdout)[0].files.map((file) => file.path);
+}
+
 /** `npm ci` in the image: this package as npm would install it (its `files`, package.json, and the addon a platform package carries). */
 function install(dir) {
   const target = join(dir, 'node_modules', ...pkg.name.split('/'));
   mkdirSync(target, { recursive: true });
-  for (const entry of [...pkg.files, 'package.json']) cpSync(join(repo, entry), join(target, entry), { recursive: true });
+  for (const entry of packedFiles()) cpSync(join(repo, entry), join(target, entry), { recursive: true });
   const addons = readdirSync(repo).filter((f) => /^handler-runtime-native\..+\.node$/.test(f));
   assert.ok(addons.length > 0, 'a built addon beside package.json');
   for (const addon of addons) cpSync(join(repo, addon), join(target, addon));

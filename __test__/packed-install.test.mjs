@@ -429,8 +429,8 @@ console.log(header, text, problem, port, exitCode, HELP_TEXT.length, extension.n
 const wrongHeader: 'authorization' = PACK_HEADERS.token;
 // @ts-expect-error A tool needs its schemas.
 await runHandler({ tool: { id: 'a.b', modulePath: 'b.mjs' }, input: {}, ctx: { tenantId: 't', runId: 'r' } });
-// @ts-expect-error The supervisor's env gives strings only.
-createPackServiceSupervisor({ command: ['node'], moduleRoot: '.', env: async () => ({ PATH: process.env.PATH }) });
+// @ts-expect-error The supervisor's env gives strings (or undefined, left out), not numbers.
+createPackServiceSupervisor({ command: ['node'], moduleRoot: '.', env: async () => ({ PATH: 1 }) });
 console.log(wrongHeader);
 `;
     writeFileSync(join(app, 'user.mts'), user);
