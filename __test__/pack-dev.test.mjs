@@ -27,7 +27,7 @@ test('arguments: defaults, a command after --, and every problem at once', () =>
   assert.deepEqual(readDevArgs(['--port', 'x', '--nope', '--token']).problems, [
     'Unknown argument "--nope"',
     '--token needs a value',
-    '--index is required',
+    '--index or --pack-dir is required',
     '--port must be a port number, not "x"',
   ]);
   assert.deepEqual(readDevArgs(['--index', 'i.json', '--']).problems, ["'--' needs a command after it"]);
@@ -36,7 +36,7 @@ test('arguments: defaults, a command after --, and every problem at once', () =>
   // `--flag=value` for the flags that take a value; not for the others.
   const joined = readDevArgs(['--index=i.json', '--port=9', '--module-root=/m=x']).value;
   assert.deepEqual([joined.port, joined.moduleRoot], [9, '/m=x']);
-  assert.deepEqual(readDevArgs(['--index=', '--json=1']).problems, ['--index needs a value', 'Unknown argument "--json=1"', '--index is required']);
+  assert.deepEqual(readDevArgs(['--index=', '--json=1']).problems, ['--index needs a value', 'Unknown argument "--json=1"', '--index or --pack-dir is required']);
 });
 
 const launched = new Set();
@@ -317,7 +317,7 @@ test('bad arguments print the problems and the usage on stderr, and exit 2', asy
   const { code, out, err } = await runToEnd(['--port', '70000']);
   assert.equal(code, 2);
   assert.equal(out, '');
-  assert.match(err, /^--index is required\n--port must be a port number, not "70000"\nUsage: kindgi-pack-dev/);
+  assert.match(err, /^--index or --pack-dir is required\n--port must be a port number, not "70000"\nUsage: kindgi-pack-dev/);
 });
 
 test('without --json an error is a line on stderr', async () => {

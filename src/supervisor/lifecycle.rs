@@ -883,7 +883,8 @@ mod tests {
     #[tokio::test]
     async fn close_kills_a_child_still_booting_and_waits_for_it() {
         let (lifecycle, seen) = lifecycle(None, 3);
-        let marker = format!("booting-{}", std::process::id());
+        // No other test's marker holds this one (`stopped-booting-…` holds `booting-…`).
+        let marker = format!("closed-while-booting-{}", std::process::id());
         let index = format!("slow:{marker}");
         let (started, ()) = tokio::join!(lifecycle.start(&index), async {
             // Until the child runs, then close while it has not listened yet.
