@@ -148,6 +148,8 @@ export async function devMain(
       ...(config.token !== undefined && { token: config.token }),
       onLog: (line, stream) => say({ kind: 'output', stream, line }, line),
       onEvent: (event) => say(event, describe(event)),
+      // The next child waits spawned and loaded; --index's command may be any pack service.
+      ...(config.packDir !== undefined && { spare: true }),
     });
   } catch (error) {
     sayError(error);
@@ -206,11 +208,18 @@ async function packLoop(config, supervisor, { say, sayError }) {
   // needs a fresh indexer process, as Node imports a module once per process.
   let modules = new Set();
   let serving = false;
+  // Set by a change the spare child cannot see, until a start has replaced the spare.
+  let spareStale = false;
   const failedIndex = (event, text) => {
     say({ kind: 'index-failed', ...event }, `Index failed${serving ? ', the previous child keeps serving' : ''}:\n  ${text}`);
   };
   const refresh = async (changed) => {
-    if ([...changed].some((path) => !modules.has(path) && MODULE_FILE.test(path))) indexer.renew();
+    // A file that is not a primitive's own module may be imported by one: the processes that
+    // imported it (the indexer, the spare child) cannot import it anew.
+    const others = [...changed].filter((path) => !modules.has(path));
+    if (others.some((path) => MODULE_FILE.test(path))) indexer.renew();
+    // Any other file may be read by pack code as it loads, which the spare did already.
+    if (others.length > 0) spareStale = true;
     const started = performance.now();
     const reply = await indexer.index({ packDir: config.packDir, outputPath: config.index });
     const ms = Math.round((performance.now() - started) * 10) / 10;
@@ -226,7 +235,9 @@ async function packLoop(config, supervisor, { say, sayError }) {
     say({ kind: 'indexed', counts, ms, fileErrors, warnings }, `Indexed ${describeCounts(counts)} in ${ms} ms`);
     for (const e of fileErrors) sayError({ code: e.code, message: e.message });
     try {
-      if ((await supervisor.start(config.index)).kind === 'ok') serving = true;
+      const fresh = spareStale;
+      spareStale = false;
+      if ((await supervisor.start(config.index, { fresh })).kind === 'ok') serving = true;
     } catch (error) {
       sayError(error);
     }
