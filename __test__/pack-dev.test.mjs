@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readDevArgs } from '../lib/pack-dev.js';
-import { processesNaming } from './helpers/processes.mjs';
+import { processesNaming, spareNaming } from './helpers/processes.mjs';
+import { until } from './helpers/until.mjs';
 import { onLines } from './helpers/lines.mjs';
 import { ENV_NAMES_TOOL, localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
 
@@ -256,6 +257,57 @@ test('a module root deleted and built again is watched again', async () => {
   assert.equal(await versionServed(front), 'edited');
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);
+});
+
+test('--pack-dir serves an edit from the held spare, a change to a file the modules read from a fresh child, and SIGTERM leaves no process behind', async () => {
+  const root = packFolder('kindgi-pack-dev-dir-');
+  mkdirSync(join(root, 'tools'));
+  writeFileSync(join(root, 'package.json'), '{"type":"module","private":true}\n');
+  writeFileSync(join(root, 'kindgi.config.mjs'), "export default { pack: { id: 'spare', version: '1.0.0' } };\n");
+  writeFileSync(join(root, 'tools', 'greeting.txt'), 'hello\n');
+  const module = join(root, 'tools', 'who.mjs');
+  // Each evaluation is noted (outside the watched tools folder) with the pid that made it.
+  const noted = join(root, 'imports.log');
+  const who = (version) => `import { appendFileSync, readFileSync } from 'node:fs';
+const greeting = readFileSync(new URL('./greeting.txt', import.meta.url), 'utf8').trim();
+appendFileSync(${JSON.stringify(noted)}, \`\${process.pid}\\n\`);
+export default {
+  id: 'spare.who',
+  input: { type: 'object' },
+  output: { type: 'object' },
+  handler: () => ({ pid: process.pid, version: '${version}', greeting }),
+};
+`;
+  writeFileSync(module, who('v1'));
+  const run = launch(['--pack-dir', root]);
+  const front = await run.nth('front', 1);
+  await run.nth('started', 1);
+  const served = async () => {
+    const res = await fetch(`${front.url}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'kindgi-pack-token': front.token },
+      body: '{"v":2,"kind":"invoke","tool":{"id":"spare.who"},"input":{},"ctx":{"tenantId":"t","runId":"r"}}',
+    });
+    return (await res.json()).output;
+  };
+  const first = await served();
+  assert.deepEqual([first.version, first.greeting], ['v1', 'hello']);
+  const spare = await spareNaming(root, [first.pid]);
+  writeFileSync(module, who('v2'));
+  await within(run.nth('started', 2), 'swap after the edit');
+  assert.deepEqual(await served(), { pid: spare, version: 'v2', greeting: 'hello' });
+  // The spare held since read the file as its module loaded: a fresh child serves the change.
+  const next = await spareNaming(root, [first.pid, spare]);
+  await until(() => readFileSync(noted, 'utf8').split('\n').includes(String(next)), 'the spare importing the module');
+  writeFileSync(join(root, 'tools', 'greeting.txt'), 'bonjour\n');
+  await within(run.nth('started', 3), 'swap after the read file changed');
+  const third = await served();
+  assert.deepEqual([third.version, third.greeting], ['v2', 'bonjour']);
+  assert.notEqual(third.pid, next);
+  await spareNaming(root, [first.pid, spare, next, third.pid]);
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+  assert.deepEqual(processesNaming(root), [], 'no child, held or serving, outlives the CLI');
 });
 
 test('pack code sees the variables the pack does not declare, as under kindgi dev, unless the filter is set', async () => {

@@ -154,6 +154,9 @@ const handlerCtx: HandlerContext = wireCtx;
 handlerCtx.log?.info('looked up', { n: 1 });
 // The TypeScript supervisor's test seam is accepted.
 void createPackServiceSupervisor({ command: ['node'], moduleRoot: '.', env: async () => ({}), nextTurn: (fn: () => void) => fn() });
+// Native extensions: a held spare, and a start that does not use it.
+const spared = createPackServiceSupervisor({ command: ['node'], moduleRoot: '.', env: async () => ({}), spare: true });
+void spared.start('index.json', { fresh: true });
 const codes: readonly string[] = NATIVE_ERROR_CODES;
 const exitCode: Promise<number> = mainFromSubpath([], {});
 void [asPlain, fake, modulePaths, codes, exitCode];

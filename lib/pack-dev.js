@@ -148,6 +148,8 @@ export async function devMain(
       ...(config.token !== undefined && { token: config.token }),
       onLog: (line, stream) => say({ kind: 'output', stream, line }, line),
       onEvent: (event) => say(event, describe(event)),
+      // The next child waits spawned and loaded; --index's command may be any pack service.
+      ...(config.packDir !== undefined && { spare: true }),
     });
   } catch (error) {
     sayError(error);
@@ -210,11 +212,20 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
   let importedByPack = new Set();
   let serving = false;
   let started = 0;
+  // The discovered primitives' own modules, which the spare child imports again by version.
+  let modules = new Set();
+  // Set by a change the spare child cannot see, until a start has replaced the spare.
+  let spareStale = false;
   const failedIndex = (event, text) => {
     say({ kind: 'index-failed', ...event }, `Index failed${serving ? ', the previous child keeps serving' : ''}:\n  ${text}`);
   };
   const refresh = async (changed) => {
-    if ([...changed].some((path) => importedByPack.has(path) || path === configFile)) indexer.renew();
+    const needsFresh = [...changed].some((path) => importedByPack.has(path) || path === configFile);
+    if (needsFresh) indexer.renew();
+    // The spare child imported the pack already: only a primitive's own module, imported again
+    // by its version, can change under it; any other file (a helper, data read at load) needs
+    // a child started fresh.
+    if (needsFresh || [...changed].some((path) => !modules.has(path))) spareStale = true;
     started = performance.now();
     const reply = await indexer.index({ packDir: config.packDir, outputPath: staged });
     const ms = Math.round((performance.now() - started) * 10) / 10;
@@ -222,6 +233,7 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
     if (reply.thrown !== undefined) return failedIndex({ error: reply.thrown, ms }, `${reply.thrown.name}: ${reply.thrown.message}`);
     const { outcome, schemaErrors } = reply;
     importedByPack = new Set(reply.importedByPack);
+    modules = new Set(reply.files.map((relPath) => join(config.packDir, relPath)));
     if (outcome.kind === 'err') return failedIndex({ error: outcome.error, ms }, `${outcome.error.code}: ${outcome.error.message}`);
     const { counts, fileErrors, warnings } = outcome.value;
     // A broken module keeps what serves; with nothing serving yet, what indexed is served.
@@ -234,7 +246,9 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
     try {
       await copyFile(staged, `${config.index}.swap`);
       await rename(`${config.index}.swap`, config.index);
-      if ((await supervisor.start(config.index)).kind === 'ok') serving = true;
+      const fresh = spareStale;
+      spareStale = false;
+      if ((await supervisor.start(config.index, { fresh })).kind === 'ok') serving = true;
     } catch (error) {
       sayError(error);
     }

@@ -4,10 +4,13 @@
 // serves until SIGTERM, which drains calls in flight for up to PACK_SERVICE_DRAIN_MS. Its
 // records (calls, `ctx.log`, the lifecycle) are written on stderr from Rust. Run as the
 // process entry (`node …/pack-service-main.js`), it runs `main` and exits with its code.
+// A supervisor's spare (its `spare` option) holds first: see `holdUntilReleased`.
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { defaultPackServiceLogs, packServiceLogs } from './logs.js';
-import { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, startPackService } from './pack-service.js';
+import { native } from './native.js';
+import { loadPackIndex, versionedImport } from './pack-modules.js';
+import { PACK_SERVICE_DRAIN_MS, createPackService, readPackServiceConfig, startPackService } from './pack-service.js';
 
 export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, startPackService } from './pack-service.js';
 
@@ -98,6 +101,15 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
     process.stdout.write(`${usage()}\n`);
     return 0;
   }
+  let importModule;
+  const hold = env[native.PACK_SERVICE_HOLD_VAR];
+  if (hold !== undefined && hold !== '') {
+    env = await holdUntilReleased(argv, env);
+    // Never released: the supervisor let it go.
+    if (env === undefined) return 0;
+    // What the hold imported is used again unless its file changed since.
+    importModule = versionedImport;
+  }
   const built = packServiceLogs({ env, isTTY: process.stderr.isTTY === true });
   if (built.kind === 'err') {
     defaultPackServiceLogs().event('config-invalid', built.message, { problems: [built.message] });
@@ -133,13 +145,17 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
     process.kill(process.pid, 'SIGTERM');
   };
   process.on('SIGTERM', onSigterm);
-  const started = await startPackService(config.value, {
-    log: logs.log,
-    event(kind, message, fields) {
-      if (kind === 'listening') serving = true;
-      logs.event(kind, message, fields);
+  const started = await startPackService(
+    config.value,
+    {
+      log: logs.log,
+      event(kind, message, fields) {
+        if (kind === 'listening') serving = true;
+        logs.event(kind, message, fields);
+      },
     },
-  });
+    importModule === undefined ? undefined : { importModule },
+  );
   if (started.kind === 'err') {
     process.off('SIGTERM', onSigterm);
     logs.event('boot-failed', 'The pack service failed to boot', { problems: started.problems });
@@ -153,6 +169,68 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
   process.off('SIGTERM', onSigterm);
   logs.event('stopped', 'Stopped');
   return 0;
+}
+
+/**
+ * A spare, held until its supervisor releases it with a line on stdin. The token and the hold
+ * variable leave the process environment first (pack code sees neither, as in a child spawned
+ * at the start); meanwhile the service is booted ahead as far as it gets. Resolves with the
+ * environment as it was given, less the hold, to boot with; `undefined` when stdin closes
+ * first.
+ */
+async function holdUntilReleased(argv, env) {
+  const own = { ...env };
+  delete own[native.PACK_SERVICE_HOLD_VAR];
+  delete process.env[native.PACK_SERVICE_HOLD_VAR];
+  delete process.env.KINDGI_PACK_SERVICE_TOKEN;
+  const released = lineOnStdin();
+  // Not waited for: a module whose import never settles must not hold the boot, and what is
+  // still loading is shared with the boot, which imports the same URLs.
+  loadAhead(argv, own).catch(() => {
+    // Whatever fails here is met again, and reported, once released.
+  });
+  return (await released) ? own : undefined;
+}
+
+/**
+ * Boots what it can of the service on the index as it is now, without listening: its modules
+ * imported as the released service imports them, its schemas compiled (the released
+ * service's catalog reuses those an edit left alone) and its dispatcher run once.
+ */
+async function loadAhead(argv, env) {
+  const config = readPackServiceConfig(argv, env);
+  // The env filter drops variables before pack code loads, by the index it boots with.
+  if (config.kind === 'err' || config.value.envFilter === 'on') return;
+  const loaded = await loadPackIndex(config.value);
+  if (loaded.kind === 'err') return;
+  const { index, resolveModule } = loaded.value;
+  const service = createPackService({ index, resolveModule, token: config.value.token, envCheck: 'warn', importModule: versionedImport });
+  try {
+    await service.prewarm();
+  } finally {
+    await service.stop(0);
+  }
+}
+
+/** Whether a line comes on stdin before it closes; stdin is let go either way. */
+function lineOnStdin() {
+  const stdin = process.stdin;
+  return new Promise((resolveLine) => {
+    const done = (line) => {
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.off('error', onEnd);
+      stdin.destroy();
+      resolveLine(line);
+    };
+    const onData = (chunk) => {
+      if (chunk.includes('\n')) done(true);
+    };
+    const onEnd = () => done(false);
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.on('error', onEnd);
+  });
 }
 
 /** Whether this module is the process entry: `process.argv[1]`, symlinks resolved, is this file. */

@@ -215,6 +215,8 @@ export type PackServiceStartEvent =
 export declare function startPackService(
   config: PackServiceConfig,
   logs?: PackServiceLogs | ((event: PackServiceStartEvent) => void),
+  /** Native extension: `importModule` as `createPackService` takes it. */
+  options?: { readonly importModule?: (absolutePath: string) => Promise<unknown> },
 ): Promise<
   | { readonly kind: 'ok'; readonly value: RunningPackService }
   | { readonly kind: 'err'; readonly problems: readonly string[] }

@@ -1,8 +1,8 @@
 // The pack service (`@kindgi/handler-runtime-native/pack-service`). So far: its process
 // configuration. The rules and messages live in Rust (src/service/config.rs); paths resolve
 // here, with Node's own `path` rules.
-import { access, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { accessSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import {
@@ -17,7 +17,8 @@ import {
 import { native } from './native.js';
 import { keepCallbacks, weakCallbacks } from './weak-callbacks.js';
 import { compileSchema, fillDefaults, markedJson, readThrow } from './validate.js';
-import { indexHash, readBundleMap } from './kindgi-index.js';
+import { indexHash } from './kindgi-index.js';
+import { loadPackIndex, packModulePaths } from './pack-modules.js';
 import { defaultPackServiceLogs, nativeLoggerParts } from './logs.js';
 
 export { PACK_SERVICE_EVENTS, defaultPackServiceLogs, packServiceLogs } from './logs.js';
@@ -882,7 +883,7 @@ function listenPort(port) {
   return number | 0;
 }
 
-export async function startPackService(config, logs = defaultPackServiceLogs()) {
+export async function startPackService(config, logs = defaultPackServiceLogs(), options = {}) {
   if (config === null || typeof config !== 'object') {
     throw invalidArgument(`config must be a PackServiceConfig, not ${describe(config)}`);
   }
@@ -894,38 +895,19 @@ export async function startPackService(config, logs = defaultPackServiceLogs()) 
   const records = legacy === undefined && logs !== null && typeof logs === 'object' ? logs : undefined;
   const failed = (problems) => ({ kind: 'err', problems });
 
-  let bytes;
-  let index;
-  try {
-    bytes = await readFile(config.indexPath);
-    index = JSON.parse(bytes.toString('utf8'));
-  } catch (cause) {
-    return failed([`Cannot read the pack index: ${describeCause(cause)}`]);
-  }
-  if (index?.v !== 1) return failed([`Index envelope v${String(index?.v)} is not v1`]);
+  const loaded = await loadPackIndex(config);
+  if (loaded.kind === 'err') return loaded;
+  const { bytes, index, resolveModule } = loaded.value;
 
-  let bundles = {};
-  if (config.bundleMapPath !== undefined) {
-    const read = await readBundleMap(config.bundleMapPath);
-    if (read.kind === 'err') return failed([read.message]);
-    bundles = read.value;
-  }
-  const resolveModule = (modulePath) => {
-    const target = Object.hasOwn(bundles, modulePath) ? bundles[modulePath] : modulePath;
-    return isAbsolute(target) ? target : resolve(config.moduleRoot, target);
-  };
-
-  const modulePaths = [
-    ...(Array.isArray(index.tools) ? index.tools : []).map((t) => t?.modulePath),
-    ...(Array.isArray(index.guardrails) ? index.guardrails : []).map((g) => g?.checkModulePath),
-  ];
+  // Synchronously: nothing else runs yet, and awaiting each file in turn was a large pack's
+  // longest wait but its imports.
   const missing = [];
-  for (const modulePath of modulePaths) {
+  for (const modulePath of packModulePaths(index)) {
     // An entry without a string path is the catalog's to report, in clearer words
     // ("The pack index's tools[0] has no string `modulePath`") than "Missing module: undefined".
     if (typeof modulePath !== 'string') continue;
     try {
-      await access(resolveModule(modulePath));
+      accessSync(resolveModule(modulePath));
     } catch {
       missing.push(`Missing module: ${modulePath}`);
     }
@@ -956,6 +938,7 @@ export async function startPackService(config, logs = defaultPackServiceLogs()) 
       ...(config.envCheck !== undefined && { envCheck: config.envCheck }),
       ...(config.tenantId !== undefined && { tenantId: config.tenantId }),
       indexHash: indexHash(bytes),
+      ...(options?.importModule !== undefined && { importModule: options.importModule }),
       ...(legacy !== undefined && { logger: legacy }),
       ...(records !== undefined && {
         log: records.log.child({ packId: index.packId, artifactVersion: index.artifactVersion }),

@@ -39,6 +39,14 @@ export interface PackServiceSupervisorOptions {
   /** The child's working folder. */
   readonly cwd?: string;
   /**
+   * Native extension: after each boot, spawn the next child ahead and hold it (it loads what it
+   * can, then waits for a line on stdin); a `start()` whose command, arguments, environment and
+   * folder are the same releases it instead of spawning. For this package's pack service,
+   * which knows the hold; a child that listens while held is never used, and no spare follows.
+   * Default false.
+   */
+  readonly spare?: boolean;
+  /**
    * Test seam, as in TypeScript: the turns a child killed by SIGINT or SIGHUP waits before it
    * is judged a crash (a terminal's Ctrl+C reaches the owner too, whose `beginClose()` may
    * come first). At such an exit `nextTurn(fn)` is called, and `fn` calls it again; the second
@@ -98,8 +106,10 @@ export interface PackServiceSupervisor {
    * host that does not resolve).
    */
   listen(): Promise<{ readonly url: string; readonly port: number }>;
+  /** `fresh` (native extension): a new process even when a spare is held, for a change it cannot see. */
   start(
     indexPath: string,
+    options?: { readonly fresh?: boolean },
   ): Promise<{ readonly kind: 'ok'; readonly value: { readonly port: number } } | { readonly kind: 'err'; readonly error: BootFailure }>;
   stop(): Promise<void>;
   beginClose(): void;

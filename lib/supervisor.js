@@ -207,6 +207,9 @@ export function createPackServiceSupervisor(options) {
       throw invalidArgument(`options.${name} must be a string, not ${describe(options[name])}`);
     }
   }
+  if (options.spare !== undefined && typeof options.spare !== 'boolean') {
+    throw invalidArgument(`options.spare must be a boolean, not ${describe(options.spare)}`);
+  }
   // `??`, as TypeScript takes it: null is no seam.
   const nextTurn = options.nextTurn ?? undefined;
   if (nextTurn !== undefined && typeof nextTurn !== 'function') {
@@ -282,6 +285,7 @@ export function createPackServiceSupervisor(options) {
       hearsOutput: onLog !== undefined && onLog !== null,
       hearsEvents: onEvent !== undefined && onEvent !== null,
       stepsTurns: nextTurn !== undefined,
+      spare: options.spare === true,
     },
     ...weakCallbacks(callbacks, 'launch', 'heard'),
   );
@@ -359,14 +363,16 @@ export function createPackServiceSupervisor(options) {
       front = { url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`, port: bound.port };
       return { ...front };
     },
-    async start(indexPath) {
+    async start(indexPath, startOptions) {
       // Closing answers before any argument is looked at, as in TypeScript.
       if (closing) return { kind: 'err', error: { problems: ['The pack service is closing'] } };
       if (typeof indexPath !== 'string' || indexPath === '') {
         throw invalidArgument(`indexPath must be a path, not ${describe(indexPath)}`);
       }
+      const fresh = startOptions?.fresh ?? false;
+      if (typeof fresh !== 'boolean') throw invalidArgument(`options.fresh must be a boolean, not ${describe(fresh)}`);
       holdProcess();
-      const out = await supervisor.start(indexPath);
+      const out = await supervisor.start(indexPath, fresh);
       if (out.problems !== undefined && front === undefined && !supervisor.serving()) letProcessGo();
       return out.problems === undefined
         ? { kind: 'ok', value: { port: out.port } }

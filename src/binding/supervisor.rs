@@ -8,7 +8,7 @@ use crate::json::{has_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::service::listen::listen;
 use crate::service::server::{serve_handler, Served, HEADERS_WITHIN};
 use crate::supervisor::backlog::{Backlog, Batch, Outbox};
-use crate::supervisor::child::ChildSpec;
+use crate::supervisor::child::{ChildSpec, HOLD_VAR};
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
     EventSink, InterruptWait, Launch, Lifecycle, LifecycleOptions, SupervisorEvent, INTERRUPT_GRACE,
@@ -39,6 +39,11 @@ pub fn service_event_json(line: String) -> Option<String> {
     })
 }
 
+/// The variable that holds a spare pack service until its release (`lib/pack-service-main.js`
+/// reads it here).
+#[napi(js_name = "PACK_SERVICE_HOLD_VAR")]
+pub const PACK_SERVICE_HOLD_VAR: &str = HOLD_VAR;
+
 /// What JS makes for a start: the child's argv, whole environment and folder.
 #[napi(object)]
 pub struct LaunchSpecJs {
@@ -63,6 +68,8 @@ pub struct NativeSupervisorOptions {
     /// `nextTurn` was given: a SIGINT or SIGHUP exit waits for JavaScript to step it and
     /// call `judgeInterrupt`, instead of for [`INTERRUPT_GRACE`].
     pub steps_turns: bool,
+    /// `spare: true`: the next child is spawned ahead and held.
+    pub spare: bool,
 }
 
 #[napi(object)]
@@ -277,6 +284,7 @@ pub fn create_native_supervisor(
                 InterruptWait::Grace(INTERRUPT_GRACE)
             },
             backlog,
+            spare: options.spare,
         },
         launcher,
         sink,
@@ -326,9 +334,15 @@ impl NativeSupervisor {
         }
     }
 
+    /// `fresh`: a new process even when a spare is held.
     #[napi]
-    pub async fn start(&self, index_path: String) -> StartOutcomeJs {
-        match self.lifecycle.start(&index_path).await {
+    pub async fn start(&self, index_path: String, fresh: bool) -> StartOutcomeJs {
+        let started = if fresh {
+            self.lifecycle.start_fresh(&index_path).await
+        } else {
+            self.lifecycle.start(&index_path).await
+        };
+        match started {
             Ok(port) => StartOutcomeJs {
                 port: Some(u32::from(port)),
                 problems: None,

@@ -12,7 +12,7 @@ use crate::json::{
     parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json, write_json_str,
 };
 use crate::protocol::{PackErrorCode, PackErrorMessage};
-use crate::service::tool_io::CompiledSchema;
+use crate::service::tool_io::{CompiledSchema, SchemaCompiler};
 use crate::validate::Side;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -268,6 +268,7 @@ impl Catalog {
             checks: Vec::new(),
             check_keys: HashMap::new(),
         };
+        let mut schemas = SchemaCompiler::new();
         for (at, entry) in read.list(root, "tools").iter().enumerate() {
             let what = format!("tools[{at}]");
             let Some(object) = read.entry(entry, &what) else {
@@ -278,11 +279,12 @@ impl Catalog {
                 id: read.string(object, "id", &what),
                 version: read.optional_string(object, "version", &what),
                 module_path: read.string(object, "modulePath", &what),
-                input: CompiledSchema::compile(object.get("input"), Side::Input),
-                output: CompiledSchema::compile(object.get("output"), Side::Output),
+                input: schemas.compile(object.get("input"), Side::Input),
+                output: schemas.compile(object.get("output"), Side::Output),
             };
             catalog.add_tool(tool);
         }
+        schemas.finish();
         for (at, entry) in read.list(root, "guardrails").iter().enumerate() {
             let what = format!("guardrails[{at}]");
             let Some(object) = read.entry(entry, &what) else {

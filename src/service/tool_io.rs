@@ -11,7 +11,8 @@ use crate::validate::{
     defaults_json, CompileError, DefaultApplied, Invalid, Issue, Side, Validator,
 };
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// A tool's schema for one side, compiled (or why Ajv would refuse it).
 #[derive(Debug, Clone)]
@@ -23,6 +24,61 @@ impl PartialEq for CompiledSchema {
             (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
             (Err(a), Err(b)) => a == b,
             _ => false,
+        }
+    }
+}
+
+/// The schemas the latest catalog compiled, by side and JSON text (only that catalog's).
+static LATEST: Mutex<Option<HashMap<(Side, String), CompiledSchema>>> = Mutex::new(None);
+
+/// Compiles a catalog's schemas, each distinct one once, reusing those of the catalog read
+/// before it in this process: a pack service held as a supervisor's spare reads the index it
+/// finds, so once released it compiles only the schemas an edit changed.
+#[derive(Default)]
+pub struct SchemaCompiler {
+    earlier: HashMap<(Side, String), CompiledSchema>,
+    compiled: HashMap<(Side, String), CompiledSchema>,
+}
+
+impl SchemaCompiler {
+    pub fn new() -> SchemaCompiler {
+        SchemaCompiler::after(
+            LATEST
+                .lock()
+                .ok()
+                .and_then(|mut latest| latest.take())
+                .unwrap_or_default(),
+        )
+    }
+
+    fn after(earlier: HashMap<(Side, String), CompiledSchema>) -> SchemaCompiler {
+        SchemaCompiler {
+            earlier,
+            compiled: HashMap::new(),
+        }
+    }
+
+    /// [`CompiledSchema::compile`], or the same schema compiled already.
+    pub fn compile(&mut self, schema: Option<&Value>, side: Side) -> CompiledSchema {
+        let Some(key) = schema.and_then(|s| serde_json::to_string(s).ok()) else {
+            return CompiledSchema::compile(schema, side);
+        };
+        let key = (side, key);
+        if let Some(compiled) = self.compiled.get(&key) {
+            return compiled.clone();
+        }
+        let compiled = match self.earlier.remove(&key) {
+            Some(compiled) => compiled,
+            None => CompiledSchema::compile(schema, side),
+        };
+        self.compiled.insert(key, compiled.clone());
+        compiled
+    }
+
+    /// Leaves this catalog's schemas for the next one.
+    pub fn finish(self) {
+        if let Ok(mut latest) = LATEST.lock() {
+            *latest = Some(self.compiled);
         }
     }
 }
@@ -192,6 +248,42 @@ mod tests {
 
     fn compiled(schema: Value, side: Side) -> CompiledSchema {
         CompiledSchema::compile(Some(&schema), side)
+    }
+
+    /// (`CompiledSchema`'s equality is the validator's identity.)
+    #[test]
+    fn a_schema_is_compiled_once_per_catalog_and_reused_by_the_next() {
+        let a = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        let b = json!({"type": "object", "properties": {"q": {"type": "number"}}});
+        let mut first = SchemaCompiler::after(HashMap::new());
+        let a_in = first.compile(Some(&a), Side::Input);
+        assert_eq!(first.compile(Some(&a), Side::Input), a_in);
+        assert_ne!(
+            first.compile(Some(&a), Side::Output),
+            a_in,
+            "each side its own"
+        );
+        assert_ne!(
+            compiled(a.clone(), Side::Input),
+            a_in,
+            "a new compile is another"
+        );
+        let refused = first.compile(Some(&json!({"type": 5})), Side::Input);
+        assert!(refused.0.is_err());
+        assert_eq!(
+            first.compile(None, Side::Input),
+            CompiledSchema::compile(None, Side::Input)
+        );
+
+        let mut next = SchemaCompiler::after(first.compiled);
+        assert_eq!(next.compile(Some(&a), Side::Input), a_in, "reused");
+        let b_in = next.compile(Some(&b), Side::Input);
+        // Only what the next catalog compiled is handed on: a schema it dropped is not kept.
+        let mut third = SchemaCompiler::after(next.compiled);
+        assert_eq!(third.compile(Some(&b), Side::Input), b_in);
+        assert_eq!(third.compile(Some(&a), Side::Input), a_in);
+        let mut fourth = SchemaCompiler::after(SchemaCompiler::after(third.compiled).compiled);
+        assert_ne!(fourth.compile(Some(&a), Side::Input), a_in);
     }
 
     fn message<T: std::fmt::Debug>(checked: Result<T, Rejected>) -> Box<PackErrorMessage> {

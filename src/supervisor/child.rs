@@ -16,9 +16,9 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
-use tokio::sync::{oneshot, watch};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::{oneshot, watch, Notify};
 
 /// Why a start got no child: the supervisor is closing.
 pub const CLOSING: &str = "The pack service is closing";
@@ -34,6 +34,22 @@ pub struct ChildSpec {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub cwd: Option<PathBuf>,
+}
+
+impl ChildSpec {
+    /// Whether `other` starts the same process: the same program, arguments and folder, and
+    /// the same environment in any order.
+    pub fn launches_alike(&self, other: &ChildSpec) -> bool {
+        let sorted = |env: &[(String, String)]| {
+            let mut env = env.to_vec();
+            env.sort();
+            env
+        };
+        self.program == other.program
+            && self.args == other.args
+            && self.cwd == other.cwd
+            && sorted(&self.env) == sorted(&other.env)
+    }
 }
 
 /// A line the child wrote, as the supervisor passes it on.
@@ -189,6 +205,138 @@ impl Child {
     }
 }
 
+/// Set (to `1`) in a spare's environment: this package's pack service then loads what it can
+/// and waits for a line on stdin before it reads its index and boots (`lib/pack-service-main.js`).
+pub const HOLD_VAR: &str = "KINDGI_PACK_SERVICE_HOLD";
+
+/// Bytes of lines a held child may write before its pipes are left unread until its release
+/// (the child then waits, as it would for a slow reader).
+const HELD_BYTES: usize = 1024 * 1024;
+
+/// A child spawned that does not listen yet: booting, or held (a spare) until
+/// [`Spawned::release`]. [`Spawned::listening`] waits for its `listening` line.
+pub struct Spawned {
+    child: Child,
+    boot: Arc<Mutex<Boot>>,
+    listened: oneshot::Receiver<u16>,
+    lines: Arc<Lines>,
+    /// A held child's stdin, where its release is written.
+    stdin: Option<ChildStdin>,
+}
+
+/// Where a child's lines go: on at once, or, for a held child, kept until it is released
+/// (a spare that is never released says nothing; one that is says what it wrote meanwhile,
+/// in order, as a child just spawned would).
+struct Lines {
+    out: Box<dyn Fn(String) + Send + Sync>,
+    err: Box<dyn Fn(String) + Send + Sync>,
+    /// `None` for a child that was never held.
+    gate: Option<Mutex<Gate>>,
+    /// Wakes readers waiting for room once the gate opens or closes.
+    room: Notify,
+}
+
+enum Gate {
+    Holding {
+        lines: Vec<(bool, String)>,
+        bytes: usize,
+        /// It wrote `listening` while held: it does not know the hold.
+        listened: bool,
+    },
+    Open,
+    /// A spare let go: its lines go nowhere.
+    Closed,
+}
+
+impl Lines {
+    fn line(&self, stderr: bool, line: String) {
+        if let Some(gate) = &self.gate {
+            let Ok(mut gate) = gate.lock() else {
+                return;
+            };
+            match &mut *gate {
+                Gate::Holding {
+                    lines,
+                    bytes,
+                    listened,
+                } => {
+                    *listened |= stderr && is_listening(&line);
+                    *bytes += line.len();
+                    lines.push((stderr, line));
+                    return;
+                }
+                Gate::Closed => return,
+                Gate::Open => {}
+            }
+        }
+        self.dispatch(stderr, line);
+    }
+
+    fn dispatch(&self, stderr: bool, line: String) {
+        if stderr {
+            (self.err)(line);
+        } else {
+            (self.out)(line);
+        }
+    }
+
+    /// Resolves while a held child's kept lines are under [`HELD_BYTES`].
+    async fn room(&self) {
+        let Some(gate) = &self.gate else {
+            return;
+        };
+        loop {
+            let notified = self.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let full = gate
+                .lock()
+                .map(|g| matches!(&*g, Gate::Holding { bytes, .. } if *bytes >= HELD_BYTES))
+                .unwrap_or(false);
+            if !full {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Passes the kept lines on (under the lock, so a reader's next line comes after them),
+    /// then every line as it comes.
+    fn open(&self) {
+        if let Some(gate) = &self.gate {
+            if let Ok(mut gate) = gate.lock() {
+                if let Gate::Holding { lines, .. } = std::mem::replace(&mut *gate, Gate::Open) {
+                    for (stderr, line) in lines {
+                        self.dispatch(stderr, line);
+                    }
+                }
+            }
+        }
+        self.room.notify_waiters();
+    }
+
+    fn close(&self) {
+        if let Some(gate) = &self.gate {
+            if let Ok(mut gate) = gate.lock() {
+                *gate = Gate::Closed;
+            }
+        }
+        self.room.notify_waiters();
+    }
+
+    fn listened_while_held(&self) -> bool {
+        self.gate.as_ref().is_some_and(|gate| {
+            gate.lock()
+                .is_ok_and(|g| matches!(&*g, Gate::Holding { listened: true, .. }))
+        })
+    }
+}
+
+fn is_listening(line: &str) -> bool {
+    service_event(line)
+        .is_some_and(|event| event.get("kind").and_then(Value::as_str) == Some("listening"))
+}
+
 /// Spawns the child and waits until it listens: `Err` lists why it never will (it exited
 /// first, failed to spawn, or took longer than `boot_timeout`, after which it is killed).
 /// When `cancel` resolves first (the supervisor is closing) the child is killed, and the
@@ -200,15 +348,32 @@ pub async fn boot(
     backlog: Arc<Backlog>,
     cancel: impl Future<Output = ()>,
 ) -> Result<Child, Vec<String>> {
+    spawn(spec, false, lines, backlog)
+        .await?
+        .listening(boot_timeout, cancel)
+        .await
+}
+
+/// Spawns the child, held (with [`HOLD_VAR`] and a piped stdin) when `hold` is set; `Err` says
+/// why it could not start.
+pub async fn spawn(
+    spec: &ChildSpec,
+    hold: bool,
+    lines: LineSink,
+    backlog: Arc<Backlog>,
+) -> Result<Spawned, Vec<String>> {
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if hold { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(false);
+    if hold {
+        command.env(HOLD_VAR, "1");
+    }
     if let Some(cwd) = &spec.cwd {
         command.current_dir(cwd);
     }
@@ -221,23 +386,44 @@ pub async fn boot(
         listening: Some(listening),
         problems: Vec::new(),
     }));
+    let out_sink = Arc::clone(&lines);
+    let err_boot = Arc::clone(&boot);
+    let routed = Arc::new(Lines {
+        out: Box::new(move |line| {
+            out_sink(ChildLine::Output {
+                line,
+                stderr: false,
+            })
+        }),
+        err: Box::new(move |line| stderr_line(line, &err_boot, &lines)),
+        gate: hold.then(|| {
+            Mutex::new(Gate::Holding {
+                lines: Vec::new(),
+                bytes: 0,
+                listened: false,
+            })
+        }),
+        room: Notify::new(),
+    });
     let readers = [
         process.stdout.take().map(|out| {
-            let lines = Arc::clone(&lines);
-            tokio::spawn(read_lines(out, Arc::clone(&backlog), move |line| {
-                lines(ChildLine::Output {
-                    line,
-                    stderr: false,
-                })
-            }))
+            tokio::spawn(read_lines(
+                out,
+                Arc::clone(&backlog),
+                Arc::clone(&routed),
+                false,
+            ))
         }),
         process.stderr.take().map(|err| {
-            let (lines, boot) = (Arc::clone(&lines), Arc::clone(&boot));
-            tokio::spawn(read_lines(err, Arc::clone(&backlog), move |line| {
-                stderr_line(line, &boot, &lines)
-            }))
+            tokio::spawn(read_lines(
+                err,
+                Arc::clone(&backlog),
+                Arc::clone(&routed),
+                true,
+            ))
         }),
     ];
+    let stdin = process.stdin.take();
     let (exit_tx, exit) = watch::channel(None);
     let (reaped_tx, reaped_rx) = watch::channel(false);
     let reaped = Arc::clone(&target);
@@ -262,30 +448,91 @@ pub async fn boot(
             },
         }));
     });
-    let child = Child {
-        port: 0,
-        process: target,
-        exit,
-        reaped: reaped_rx,
-    };
-    tokio::select! {
-        port = listened => match port {
-            Ok(port) => Ok(Child { port, ..child }),
-            // Nothing can send any more: the child is gone without listening.
-            Err(_) => Err(exited_before_listening(&child, &boot).await),
+    Ok(Spawned {
+        child: Child {
+            port: 0,
+            process: target,
+            exit,
+            reaped: reaped_rx,
         },
-        _ = child.exited() => Err(exited_before_listening(&child, &boot).await),
-        () = tokio::time::sleep(boot_timeout) => {
-            child.kill().await;
-            Err(vec![format!(
-                "The pack service did not listen within {} ms",
-                boot_timeout.as_millis()
-            )])
+        boot,
+        listened,
+        lines: routed,
+        stdin,
+    })
+}
+
+impl Spawned {
+    /// Releases a held child: the line it waits for on stdin, then its lines so far passed
+    /// on. False when it cannot be (never held, released already, or gone).
+    pub async fn release(&mut self) -> bool {
+        let Some(mut stdin) = self.stdin.take() else {
+            return false;
+        };
+        if self.child.process.reaped.load(Ordering::Acquire)
+            || stdin.write_all(b"\n").await.is_err()
+        {
+            return false;
         }
-        () = cancel => {
-            child.kill().await;
-            child.exited().await;
-            Err(vec![CLOSING.to_owned()])
+        // Closed: the service reads one line and no more.
+        drop(stdin);
+        self.lines.open();
+        true
+    }
+
+    /// Whether a held child waits as held: one that wrote `listening` meanwhile does not know
+    /// the hold (it serves the index as it was when it was spawned).
+    pub fn heeds_hold(&self) -> bool {
+        !self.lines.listened_while_held()
+    }
+
+    /// Resolves once the child is reaped.
+    pub fn gone(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut reaped = self.child.reaped.clone();
+        async move {
+            let _ = reaped.wait_for(|reaped| *reaped).await;
+        }
+    }
+
+    /// SIGKILL to the child and what it started; resolves once it is gone. Its lines go
+    /// nowhere.
+    pub async fn kill(self) {
+        self.lines.close();
+        self.child.kill().await;
+        self.child.exited().await;
+    }
+
+    /// Waits until the child listens (see [`boot`]).
+    pub async fn listening(
+        self,
+        boot_timeout: Duration,
+        cancel: impl Future<Output = ()>,
+    ) -> Result<Child, Vec<String>> {
+        let Spawned {
+            child,
+            boot,
+            listened,
+            ..
+        } = self;
+        tokio::select! {
+            port = listened => match port {
+                Ok(port) => Ok(Child { port, ..child }),
+                // Nothing can send any more: the child is gone without listening.
+                Err(_) => Err(exited_before_listening(&child, &boot).await),
+            },
+            _ = child.exited() => Err(exited_before_listening(&child, &boot).await),
+            () = tokio::time::sleep(boot_timeout) => {
+                child.kill().await;
+                Err(vec![format!(
+                    "The pack service did not listen within {} ms",
+                    boot_timeout.as_millis()
+                )])
+            }
+            () = cancel => {
+                child.kill().await;
+                child.exited().await;
+                Err(vec![CLOSING.to_owned()])
+            }
         }
     }
 }
@@ -344,22 +591,25 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
 /// While JavaScript has [`BACKLOG_LIMIT`](crate::supervisor::backlog::BACKLOG_LIMIT) lines,
 /// or [`BACKLOG_BYTES`](crate::supervisor::backlog::BACKLOG_BYTES) of them, still to take,
 /// the pipe is left unread, so a child writing faster waits, as it would for TypeScript's
-/// `readline`.
+/// `readline`; so it is while a held child has [`HELD_BYTES`] of lines kept.
 async fn read_lines(
     mut stream: impl AsyncRead + Unpin,
     backlog: Arc<Backlog>,
-    mut on_line: impl FnMut(String),
+    lines: Arc<Lines>,
+    stderr: bool,
 ) {
-    let mut lines = LineSplitter::default();
+    let mut splitter = LineSplitter::default();
     let mut buffer = [0u8; 8192];
+    let mut on_line = |line| lines.line(stderr, line);
     loop {
         backlog.room().await;
+        lines.room().await;
         let Ok(read @ 1..) = stream.read(&mut buffer).await else {
             break;
         };
-        lines.push(&buffer[..read], Instant::now(), &mut on_line);
+        splitter.push(&buffer[..read], Instant::now(), &mut on_line);
     }
-    lines.finish(&mut on_line);
+    splitter.finish(&mut on_line);
 }
 
 /// The longest line passed on, in bytes; the rest of a longer one is dropped. Every line crosses
@@ -817,6 +1067,123 @@ mod tests {
         let ended = tokio::time::timeout(Duration::from_secs(10), child.exited()).await;
         still_running(&left);
         assert_eq!(ended.expect("the exit is reported").code, Some(3));
+    }
+
+    #[test]
+    fn launches_alike_compares_the_environment_in_any_order() {
+        let spec = |env: &[(&str, &str)]| ChildSpec {
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).into(), (*v).into()))
+                .collect(),
+            ..shell("true")
+        };
+        assert!(spec(&[("A", "1"), ("B", "2")]).launches_alike(&spec(&[("B", "2"), ("A", "1")])));
+        assert!(!spec(&[("A", "1")]).launches_alike(&spec(&[("A", "2")])));
+        assert!(!spec(&[("A", "1")]).launches_alike(&spec(&[("A", "1"), ("B", "2")])));
+        let other_args = ChildSpec {
+            args: vec!["-c".into(), "false".into()],
+            ..spec(&[])
+        };
+        assert!(!spec(&[]).launches_alike(&other_args));
+        let other_folder = ChildSpec {
+            cwd: Some("/".into()),
+            ..spec(&[])
+        };
+        assert!(!spec(&[]).launches_alike(&other_folder));
+    }
+
+    /// A held child that writes past [`HELD_BYTES`] before it reads its release: nothing is
+    /// passed on until the release, then every line in order, and it boots.
+    #[tokio::test]
+    async fn a_held_child_says_nothing_until_its_release_then_everything_in_order() {
+        let (sink, seen) = collect();
+        let spec = ChildSpec {
+            env: vec![("PAD".into(), "x".repeat(500))],
+            ..shell(
+                r#"trap 'exit 0' TERM; [ "$KINDGI_PACK_SERVICE_HOLD" = 1 ] || exit 9; i=0; while [ $i -lt 3000 ]; do echo "$i $PAD"; i=$((i+1)); done; read line || exit 0; echo '{"kind":"listening","port":4330}' >&2; while :; do sleep 0.05; done"#,
+            )
+        };
+        let mut held = spawn(&spec, true, sink, Arc::default())
+            .await
+            .expect("it spawns");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(lines(&seen), Vec::<ChildLine>::new(), "nothing while held");
+        assert!(held.heeds_hold());
+        assert!(held.release().await);
+        assert!(!held.release().await, "released once");
+        let child = held
+            .listening(Duration::from_secs(20), pending())
+            .await
+            .expect("it listens once released");
+        assert_eq!(child.port, 4330);
+        child.retire(Duration::from_secs(5)).await;
+        let numbers: Vec<usize> = lines(&seen)
+            .iter()
+            .filter_map(|l| match l {
+                ChildLine::Output { line, .. } => line.split(' ').next()?.parse().ok(),
+                ChildLine::Event { .. } => None,
+            })
+            .collect();
+        assert_eq!(numbers, (0..3000).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_held_child_that_listens_does_not_heed_the_hold() {
+        let (sink, seen) = collect();
+        let spec = shell(
+            r#"trap 'exit 0' TERM; echo '{"kind":"listening","port":4331}' >&2; while :; do sleep 0.05; done"#,
+        );
+        let held = spawn(&spec, true, sink, Arc::default())
+            .await
+            .expect("it spawns");
+        for _ in 0..500 {
+            if !held.heeds_hold() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!held.heeds_hold());
+        let gone = held.gone();
+        held.kill().await;
+        gone.await;
+        assert_eq!(
+            lines(&seen),
+            Vec::<ChildLine>::new(),
+            "a killed spare's lines go nowhere"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_held_child_that_is_gone_cannot_be_released() {
+        let (sink, _) = collect();
+        let mut held = spawn(&shell("exit 0"), true, sink, Arc::default())
+            .await
+            .expect("it spawns");
+        held.gone().await;
+        assert!(!held.release().await);
+        // Stdin closed before any line (the supervisor let it go): no listening, no hang.
+        let (sink, _) = collect();
+        let mut waiting = spawn(
+            &shell(r#"read line || exit 0; echo '{"kind":"listening","port":4332}' >&2"#),
+            true,
+            sink,
+            Arc::default(),
+        )
+        .await
+        .expect("it spawns");
+        drop(waiting.stdin.take());
+        let ended = tokio::time::timeout(
+            Duration::from_secs(10),
+            waiting.listening(Duration::from_secs(10), pending()),
+        )
+        .await;
+        assert_eq!(
+            ended.expect("it ends").err(),
+            Some(vec![
+                "The pack service exited (0) before listening".to_owned()
+            ])
+        );
     }
 
     #[tokio::test]

@@ -4,10 +4,16 @@
 //! `max_restarts` times within [`RESTART_WINDOW`], so one that boots and then keeps crashing
 //! is given up on instead of restarted forever. The owner's own `start` (new code) that boots
 //! gives the next crash a fresh count; a restart's boot does not.
+//!
+//! With `spare`, each boot leaves the next child spawned and held (see [`Spare`]): a start
+//! that would launch it alike releases it instead of spawning, which skips the child's own
+//! start-up (a new process, its runtime, the pack's modules).
 
 use crate::supervisor::backlog::Backlog;
 use crate::supervisor::calls::CallsToChildren;
-use crate::supervisor::child::{boot, Child, ChildExit, ChildLine, ChildSpec, LineSink, CLOSING};
+use crate::supervisor::child::{
+    spawn, Child, ChildExit, ChildLine, ChildSpec, LineSink, Spawned, CLOSING,
+};
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -84,6 +90,8 @@ pub struct LifecycleOptions {
     pub interrupt_wait: InterruptWait,
     /// Where the child's lines wait for JavaScript (the binding's event sink enters each one).
     pub backlog: Arc<Backlog>,
+    /// Keep a spare child held for the next start.
+    pub spare: bool,
 }
 
 #[derive(Default)]
@@ -96,6 +104,24 @@ struct State {
     owner_starts: u64,
     /// When the restarts of the window happened.
     restarts: VecDeque<Instant>,
+    spare: Option<Spare>,
+    /// Spares asked for so far: one whose making began before the latest ask, a stop or a
+    /// fresh start is not kept.
+    spares: u64,
+    /// A spare wrote `listening` while held: the command does not know the hold, so its spares
+    /// would serve the index as it was when they were spawned. None is made again.
+    spares_refused: bool,
+}
+
+/// The next child, spawned ahead with the launch of the boot before it and held (it has
+/// loaded what it can and waits for a line on stdin). A start whose launch is alike releases
+/// it; any other start, a stop and a close kill it; one that exits on its own is dropped
+/// without a word.
+struct Spare {
+    /// Which ask made it (`State::spares`).
+    id: u64,
+    spec: ChildSpec,
+    child: Spawned,
 }
 
 pub struct Lifecycle {
@@ -224,15 +250,41 @@ impl Lifecycle {
     /// child is retired (its calls drain) before this resolves. On failure the previous child
     /// keeps serving.
     pub async fn start(self: &Arc<Self>, index_path: &str) -> Result<u16, Vec<String>> {
-        self.boot_and_serve(index_path, true).await
+        self.boot_and_serve(index_path, true, false).await
+    }
+
+    /// [`Lifecycle::start`] with a new process even when a spare is held: for a change the
+    /// spare cannot see (a file its modules imported that it will not import again).
+    pub async fn start_fresh(self: &Arc<Self>, index_path: &str) -> Result<u16, Vec<String>> {
+        self.boot_and_serve(index_path, true, true).await
     }
 
     /// [`Lifecycle::start`], for the owner (`by_owner`: the restart count starts over once the
-    /// child listens, as TypeScript's does) or for a restart (the count goes on).
+    /// child listens, as TypeScript's does) or for a restart (the count goes on); then the
+    /// spare for the next one.
     async fn boot_and_serve(
         self: &Arc<Self>,
         index_path: &str,
         by_owner: bool,
+        fresh: bool,
+    ) -> Result<u16, Vec<String>> {
+        let mut launched = None;
+        let served = self
+            .launch_and_serve(index_path, by_owner, fresh, &mut launched)
+            .await;
+        if let Some(spec) = launched {
+            self.prepare_spare(spec);
+        }
+        served
+    }
+
+    /// [`Lifecycle::boot_and_serve`] but the spare; `launched` gets the launch it booted.
+    async fn launch_and_serve(
+        self: &Arc<Self>,
+        index_path: &str,
+        by_owner: bool,
+        fresh: bool,
+        launched: &mut Option<ChildSpec>,
     ) -> Result<u16, Vec<String>> {
         // Counted under the lock that `begin_close` takes, so `close` waits for this start.
         let starting = self
@@ -253,21 +305,21 @@ impl Lifecycle {
             let _ = closed.wait_for(|closing| *closing).await;
         };
         // The owner's `command()` and `env()` may never settle: a close does not wait for them.
-        let launched = tokio::select! {
+        let spec = tokio::select! {
             spec = (self.launch)(index_path.to_owned()) => spec,
             () = close_begins(self.closing.subscribe()) => Err(CLOSING.to_owned()),
         };
-        let booted = match launched {
+        let booted = match spec {
             Ok(spec) => {
-                let backlog = Arc::clone(&self.options.backlog);
-                boot(
-                    &spec,
-                    self.options.boot_timeout,
-                    self.lines(),
-                    backlog,
-                    close_begins(self.closing.subscribe()),
-                )
-                .await
+                let spawned = self.spawn_child(&spec, fresh).await;
+                *launched = Some(spec);
+                match spawned {
+                    Ok(spawned) => {
+                        let closed = close_begins(self.closing.subscribe());
+                        spawned.listening(self.options.boot_timeout, closed).await
+                    }
+                    Err(problems) => Err(problems),
+                }
             }
             Err(reason) => Err(vec![reason]),
         };
@@ -349,6 +401,95 @@ impl Lifecycle {
             previous.retire(self.options.stop_grace).await;
         }
         Ok(port)
+    }
+
+    /// The child for `spec`: the spare, released, when it was made alike and still holds;
+    /// otherwise a new one (and any spare is killed meanwhile).
+    async fn spawn_child(&self, spec: &ChildSpec, fresh: bool) -> Result<Spawned, Vec<String>> {
+        let spare = self
+            .with_state(|state| {
+                if fresh {
+                    state.spares += 1;
+                }
+                state.spare.take()
+            })
+            .flatten();
+        let spawned = || spawn(spec, false, self.lines(), Arc::clone(&self.options.backlog));
+        let Some(mut spare) = spare else {
+            return spawned().await;
+        };
+        let heeds_hold = spare.child.heeds_hold();
+        if !fresh && heeds_hold && spare.spec.launches_alike(spec) && spare.child.release().await {
+            return Ok(spare.child);
+        }
+        if !heeds_hold {
+            self.with_state(|state| state.spares_refused = true);
+        }
+        let ((), spawned) = tokio::join!(spare.child.kill(), spawned());
+        spawned
+    }
+
+    /// Spawns the spare for a boot that launched `spec`, in the background; it replaces the
+    /// spare held before, if any.
+    fn prepare_spare(self: &Arc<Self>, spec: ChildSpec) {
+        if !self.options.spare {
+            return;
+        }
+        let lifecycle = Arc::clone(self);
+        tokio::spawn(async move {
+            // Counted under the lock `begin_close` takes, as a start is: `close` waits for it.
+            let asked = lifecycle
+                .with_state(|state| {
+                    if lifecycle.is_closing() || state.stopped || state.spares_refused {
+                        return None;
+                    }
+                    state.spares += 1;
+                    Some((state.spares, Starting::new(&lifecycle.starting)))
+                })
+                .flatten();
+            let Some((id, making)) = asked else {
+                return;
+            };
+            let backlog = Arc::clone(&lifecycle.options.backlog);
+            let Ok(child) = spawn(&spec, true, lifecycle.lines(), backlog).await else {
+                return;
+            };
+            let gone = child.gone();
+            let spare = Spare { id, spec, child };
+            let unwanted = match lifecycle.state.lock() {
+                Ok(mut state)
+                    if !lifecycle.is_closing() && !state.stopped && state.spares == id =>
+                {
+                    state.spare.replace(spare)
+                }
+                _ => Some(spare),
+            };
+            if let Some(unwanted) = unwanted {
+                unwanted.child.kill().await;
+            }
+            drop(making);
+            let closing = lifecycle.closing.subscribe();
+            tokio::select! {
+                () = gone => {}
+                () = async move {
+                    let mut closing = closing;
+                    let _ = closing.wait_for(|closing| *closing).await;
+                } => {}
+            }
+            // Still held: it died (dropped without a word) or the supervisor closes.
+            let held = lifecycle
+                .with_state(|state| match &state.spare {
+                    Some(spare) if spare.id == id => state
+                        .spare
+                        .take()
+                        .map(|spare| (spare, Starting::new(&lifecycle.starting))),
+                    _ => None,
+                })
+                .flatten();
+            if let Some((spare, _killing)) = held {
+                spare.child.kill().await;
+            }
+        });
     }
 
     /// A start that failed: its `boot-failed` event, then its answer.
@@ -515,19 +656,24 @@ impl Lifecycle {
         let cancelled = self
             .with_state(|state| state.stopped || self.is_closing() || state.serving.is_some())
             .unwrap_or(true);
-        cancelled || self.boot_and_serve(index, false).await.is_ok()
+        cancelled || self.boot_and_serve(index, false, false).await.is_ok()
     }
 
-    /// Stops the serving child (its calls drain); the front then answers 503.
+    /// Stops the serving child (its calls drain) and kills the spare; the front then answers
+    /// 503.
     pub async fn stop(&self) {
-        let serving = self
-            .with_state(|state| {
-                state.stopped = true;
-                state.stops += 1;
-                self.serving_port.send_replace(None);
-                state.serving.take()
-            })
-            .flatten();
+        let taken = self.with_state(|state| {
+            state.stopped = true;
+            state.stops += 1;
+            state.spares += 1;
+            self.serving_port.send_replace(None);
+            (state.serving.take(), state.spare.take())
+        });
+        let (serving, spare) = taken.unwrap_or((None, None));
+        if let Some(spare) = spare {
+            let _killing = Starting::new(&self.starting);
+            spare.child.kill().await;
+        }
         if let Some((child, _)) = serving {
             // Counted: a `close` while this retires waits for the child to be gone.
             let _stopping = Starting::new(&self.starting);
@@ -599,6 +745,7 @@ mod tests {
             restart_delay,
             interrupt_wait,
             backlog: Arc::default(),
+            spare: false,
         }
     }
 
@@ -883,7 +1030,8 @@ mod tests {
     #[tokio::test]
     async fn close_kills_a_child_still_booting_and_waits_for_it() {
         let (lifecycle, seen) = lifecycle(None, 3);
-        let marker = format!("booting-{}", std::process::id());
+        // No other test's marker holds this one (`stopped-booting-…` holds `booting-…`).
+        let marker = format!("closed-while-booting-{}", std::process::id());
         let index = format!("slow:{marker}");
         let (started, ()) = tokio::join!(lifecycle.start(&index), async {
             // Until the child runs, then close while it has not listened yet.
@@ -1043,5 +1191,248 @@ mod tests {
             "gave-up 1",
         ];
         assert_eq!(kinds(&seen), [once, once].concat());
+    }
+
+    /// A lifecycle with `spare`, and every event and line it raises. Its children hold as this
+    /// package's service does (`heeds_hold`): held, one writes `held <pid>` and waits for a line
+    /// on stdin. Each listens on [`port_of`] its pid, so a spare's launch is the start's, but
+    /// for `GENERATION` in its environment, read from the counter given back.
+    fn spare_lifecycle(
+        heeds_hold: bool,
+    ) -> (
+        Arc<Lifecycle>,
+        Arc<Mutex<Vec<SupervisorEvent>>>,
+        Arc<AtomicU16>,
+    ) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let events: EventSink = Arc::new(move |event| {
+            into.lock().map(|mut s| s.push(event)).ok();
+        });
+        let generation = Arc::new(AtomicU16::new(0));
+        let read = Arc::clone(&generation);
+        let launch: Launch = Arc::new(move |index| {
+            let hold = if heeds_hold {
+                r#"if [ -n "$KINDGI_PACK_SERVICE_HOLD" ]; then echo "held $$"; read line || exit 0; fi; "#
+            } else {
+                ""
+            };
+            let script = format!(
+                r#"trap 'exit 0' TERM; {hold}echo "{{\"kind\":\"listening\",\"port\":$(( $$ % 50000 + 10000 ))}}" >&2; while :; do sleep 0.05; done # {index}"#
+            );
+            let generation = read.load(Ordering::Relaxed).to_string();
+            Box::pin(async move {
+                Ok(ChildSpec {
+                    program: "/bin/sh".into(),
+                    args: vec!["-c".into(), script],
+                    env: vec![("GENERATION".into(), generation)],
+                    cwd: None,
+                })
+            })
+        });
+        let options = LifecycleOptions {
+            spare: true,
+            ..options(
+                3,
+                Duration::from_millis(10),
+                InterruptWait::Grace(INTERRUPT_GRACE),
+            )
+        };
+        (Lifecycle::new(options, launch, events), seen, generation)
+    }
+
+    fn port_of(pid: i32) -> u16 {
+        u16::try_from(pid % 50000 + 10000).unwrap_or_default()
+    }
+
+    /// Live processes (not zombies) whose command line holds `marker` and whose environment
+    /// holds the hold: spares, held or released.
+    fn spares_with(marker: &str) -> Vec<i32> {
+        let hold = format!("{}=1", crate::supervisor::child::HOLD_VAR);
+        pids_with(marker)
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+                    environ.split(|&b| b == 0).any(|var| var == hold.as_bytes())
+                })
+            })
+            .collect()
+    }
+
+    /// Live processes (not zombies) whose command line holds `marker`.
+    fn pids_with(marker: &str) -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| {
+                let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+                let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+                let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
+                let zombie = status
+                    .lines()
+                    .any(|l| l.starts_with("State:") && l.contains('Z'));
+                (String::from_utf8_lossy(&cmdline).contains(marker) && !zombie).then_some(pid)
+            })
+            .collect()
+    }
+
+    /// The spare held for `marker` once there is one other than those in `not`.
+    async fn new_spare(marker: &str, not: &[i32]) -> i32 {
+        let found = || {
+            spares_with(marker)
+                .into_iter()
+                .find(|pid| !not.contains(pid))
+        };
+        until(|| found().is_some()).await;
+        found().expect("a spare is held")
+    }
+
+    /// The events of [`kinds`], lines left out.
+    fn raised(seen: &Mutex<Vec<SupervisorEvent>>) -> Vec<String> {
+        kinds(seen).into_iter().filter(|k| k != "line").collect()
+    }
+
+    fn outputs(seen: &Mutex<Vec<SupervisorEvent>>) -> Vec<String> {
+        seen.lock()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|e| match e {
+                        SupervisorEvent::Output { line, .. } => Some(line.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn a_spare_is_held_then_serves_the_next_start_launched_alike() {
+        let (lifecycle, seen, _) = spare_lifecycle(true);
+        let index = format!("spare-alike-{}", std::process::id());
+        let first = lifecycle.start(&index).await.expect("it boots");
+        let spare = new_spare(&index, &[]).await;
+        assert_ne!(port_of(spare), first);
+        // Held, it has not listened, and what it wrote waits for its release.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(*lifecycle.serving().borrow(), Some(first));
+        assert!(!outputs(&seen).contains(&format!("held {spare}")));
+        assert_eq!(lifecycle.start(&index).await, Ok(port_of(spare)));
+        assert_eq!(*lifecycle.serving().borrow(), Some(port_of(spare)));
+        assert!(outputs(&seen).contains(&format!("held {spare}")));
+        // The next one is held in its turn.
+        let next = new_spare(&index, &[spare]).await;
+        assert_eq!(raised(&seen), ["started", "started"]);
+        lifecycle.close().await;
+        assert_eq!(
+            pids_with(&index),
+            Vec::<i32>::new(),
+            "nothing outlives close: {next} included"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_start_launched_otherwise_or_fresh_kills_the_spare_and_spawns_anew() {
+        let (lifecycle, seen, generation) = spare_lifecycle(true);
+        let index = format!("spare-otherwise-{}", std::process::id());
+        assert!(lifecycle.start(&index).await.is_ok());
+        let spare = new_spare(&index, &[]).await;
+        generation.store(1, Ordering::Relaxed);
+        let port = lifecycle.start(&index).await.expect("it boots");
+        assert_ne!(port, port_of(spare));
+        assert!(!pids_with(&index).contains(&spare), "the spare was killed");
+        // Launched alike again, but fresh: the spare held since is not used either.
+        let alike = new_spare(&index, &[spare]).await;
+        let port = lifecycle.start_fresh(&index).await.expect("it boots");
+        assert_ne!(port, port_of(alike));
+        assert!(!pids_with(&index).contains(&alike), "the spare was killed");
+        assert_eq!(raised(&seen), ["started", "started", "started"]);
+        lifecycle.close().await;
+        assert_eq!(pids_with(&index), Vec::<i32>::new());
+    }
+
+    #[tokio::test]
+    async fn a_spare_that_dies_is_dropped_without_a_word_and_replaced_after_the_next_start() {
+        let (lifecycle, seen, _) = spare_lifecycle(true);
+        let index = format!("spare-dies-{}", std::process::id());
+        assert!(lifecycle.start(&index).await.is_ok());
+        let spare = new_spare(&index, &[]).await;
+        // SAFETY: kill(2) only sends a signal, to the spare the test started.
+        unsafe {
+            libc::kill(spare, libc::SIGKILL);
+        }
+        until(|| !pids_with(&index).contains(&spare)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert_eq!(raised(&seen), ["started"], "no exit, no restart");
+        assert_eq!(
+            spares_with(&index),
+            Vec::<i32>::new(),
+            "none made before the next start"
+        );
+        let port = lifecycle.start(&index).await.expect("it boots");
+        assert_ne!(port, port_of(spare));
+        new_spare(&index, &[spare]).await;
+        assert_eq!(raised(&seen), ["started", "started"]);
+        lifecycle.close().await;
+        assert_eq!(pids_with(&index), Vec::<i32>::new());
+    }
+
+    #[tokio::test]
+    async fn stop_and_begin_close_kill_the_spare() {
+        let (lifecycle, _, _) = spare_lifecycle(true);
+        let index = format!("spare-stop-{}", std::process::id());
+        assert!(lifecycle.start(&index).await.is_ok());
+        new_spare(&index, &[]).await;
+        lifecycle.stop().await;
+        assert_eq!(
+            pids_with(&index),
+            Vec::<i32>::new(),
+            "stop leaves no child, held or serving"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            spares_with(&index),
+            Vec::<i32>::new(),
+            "none made after a stop"
+        );
+        assert!(lifecycle.start(&index).await.is_ok());
+        let spare = new_spare(&index, &[]).await;
+        lifecycle.begin_close();
+        until(|| !pids_with(&index).contains(&spare)).await;
+        assert!(
+            !pids_with(&index).contains(&spare),
+            "begin_close kills the spare"
+        );
+        lifecycle.close().await;
+        assert_eq!(pids_with(&index), Vec::<i32>::new());
+    }
+
+    /// A command that does not know the hold boots at once, on the index as it was: its spare
+    /// is never released, and none follows.
+    #[tokio::test]
+    async fn a_spare_that_listens_while_held_is_not_used_and_none_follows() {
+        let (lifecycle, seen, _) = spare_lifecycle(false);
+        let index = format!("spare-deaf-{}", std::process::id());
+        assert!(lifecycle.start(&index).await.is_ok());
+        let spare = new_spare(&index, &[]).await;
+        // Given time to write `listening` (it does so first thing) and be read.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let port = lifecycle.start(&index).await.expect("it boots");
+        assert_ne!(port, port_of(spare));
+        assert!(!pids_with(&index).contains(&spare), "the spare was killed");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(spares_with(&index), Vec::<i32>::new(), "no spare follows");
+        assert_eq!(raised(&seen), ["started", "started"]);
+        lifecycle.close().await;
+    }
+
+    #[tokio::test]
+    async fn without_spare_no_child_is_held() {
+        let (lifecycle, _) = lifecycle(None, 3);
+        let index = format!("no-spare-{}", std::process::id());
+        assert!(lifecycle.start(&index).await.is_ok());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(pids_with(&index).len(), 1);
+        lifecycle.close().await;
     }
 }

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
 /// Which way a value travels: a tool's input gets its defaults filled, its output does not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Side {
     Input,
     Output,
