@@ -7,7 +7,8 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createDevIndexer } from './indexer/dev-indexer.js';
-import { findKindgiConfig } from './indexer/config.js';
+import { findKindgiConfig, resolveDiscovery } from './indexer/config.js';
+import { discoveryRoots } from './indexer/discovery.js';
 import { PACK_ENV_FILTER_VAR } from './pack-env.js';
 import { createPackServiceSupervisor } from './supervisor.js';
 
@@ -30,11 +31,11 @@ Options: [--host <address>] [--port <n>] [--token <token>] [--no-watch] [--json]
 Serves a pack through a supervisor front and swaps its pack service when the pack changes.
 
 --pack-dir runs what \`kindgi dev\` runs: it finds the pack's config, indexes the pack with
-runIndexer into <dir>/${DEV_INDEX_PATH.split(sep).join('/')} (or --index), serves it, and on every change in the
-pack folder (dot entries and node_modules aside) reindexes, then swaps. A long-lived indexer
-process imports again only the modules that changed. A change that breaks the pack (an
-import error, a schema that does not compile, any indexer error) keeps the old child serving
-and says why.
+runIndexer into <dir>/${DEV_INDEX_PATH.split(sep).join('/')} (or --index), serves it, and on every change under
+the discovery roots, to the config or to a file the pack's modules import, reindexes, then
+swaps. A long-lived indexer process imports again only the modules that changed, and a
+held spare child serves the result. A change that breaks the pack (an import error, a
+schema that does not compile, any indexer error) keeps the old child serving and says why.
 
 --index serves a built index and swaps whenever a file under the module root (default: the
 index's folder) or the index changes. The child is this package's kindgi-pack-service unless
@@ -174,6 +175,7 @@ export async function devMain(
     if (config.watch) {
       const watched = loop?.watched ?? { roots: [config.moduleRoot], files: [config.index], settleMs: SETTLE_MS };
       watcher = watchPack(watched, first, start, sayError);
+      loop?.watching(watcher);
     }
     // A first run that never ends (a module whose import hangs) still gives way to Ctrl-C.
     await Promise.race([first, closed]);
@@ -212,6 +214,7 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
   let importedByPack = new Set();
   let serving = false;
   let started = 0;
+  let watcher;
   // The discovered primitives' own modules, which the spare child imports again by version.
   let modules = new Set();
   // Set by a change the spare child cannot see, until a start has replaced the spare.
@@ -233,6 +236,8 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
     if (reply.thrown !== undefined) return failedIndex({ error: reply.thrown, ms }, `${reply.thrown.name}: ${reply.thrown.message}`);
     const { outcome, schemaErrors } = reply;
     importedByPack = new Set(reply.importedByPack);
+    // A helper outside the discovery roots is watched once a module imports it.
+    for (const path of importedByPack) if (!path.split(sep).includes('node_modules')) watcher?.addFile(path);
     modules = new Set(reply.files.map((relPath) => join(config.packDir, relPath)));
     if (outcome.kind === 'err') return failedIndex({ error: outcome.error, ms }, `${outcome.error.code}: ${outcome.error.message}`);
     const { counts, fileErrors, warnings } = outcome.value;
@@ -256,9 +261,14 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
   const ownFiles = new Set([config.index, staged, `${config.index}.swap`]);
   return {
     refresh,
+    watching: (w) => {
+      watcher = w;
+      for (const path of importedByPack) if (!path.split(sep).includes('node_modules')) watcher.addFile(path);
+    },
     watched: {
-      // The whole pack: a helper outside the discovery roots is pack code too.
-      roots: [config.packDir],
+      // The discovery roots, the config, and (as modules import them) the files pack modules
+      // import: not the whole folder, where pack code may write as it runs.
+      roots: discoveryRoots(Object.values(resolveDiscovery(checked.discovery ?? undefined))).map((root) => join(config.packDir, root)),
       files: configFile === undefined ? [] : [configFile],
       settleMs: PACK_SETTLE_MS,
       // Discovery never reads dot entries (the dev index lives in one); the loop's own files
@@ -443,10 +453,16 @@ function watchPack({ roots, files, settleMs, ignore = () => false, interrupt = (
     fileWatches.add(fileWatch);
     fileWatch.on('error', (error) => (exists(dir) ? failed(error) : gone()));
   };
-  for (const file of files) {
+  const watchedFiles = new Set();
+  const addFile = (file) => {
+    if (watchedFiles.has(file) || closed) return;
+    watchedFiles.add(file);
     if (roots.every((root) => relative(root, file).startsWith('..'))) watchFile(dirname(file), basename(file));
-  }
+  };
+  for (const file of files) addFile(file);
   return {
+    /** Watches one more file (its folder, for its name), unless a root holds it already. */
+    addFile,
     close() {
       closed = true;
       clearTimeout(timer);

@@ -59,6 +59,9 @@ Environment:
   KINDGI_LOG_FORMAT     auto (default: pretty on a terminal, JSON lines otherwise),
                         json or pretty.
   NO_COLOR              Set: pretty records without colour.
+  KINDGI_PACK_SERVICE_HOLD  Set by a supervisor with spare: true (kindgi-pack-dev
+                        --pack-dir): boot what can be booted without listening, then
+                        wait for a line on stdin to serve (stdin closed: exit 0).
   TOKIO_WORKER_THREADS  HTTP worker threads (default: one per core but one, at
                         least one).
   MIMALLOC_PURGE_DELAY  0: freed memory goes back to the system at once.
