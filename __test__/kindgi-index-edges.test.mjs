@@ -1,7 +1,7 @@
 // runIndexer at its edges: Zod schemas JSON cannot hold, options and config values of the wrong
 // type, and config paths relative to the working folder.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -98,4 +98,31 @@ test("findKindgiConfig joins its file names to the folder as path.join does", as
     format: 'json',
     conflictsWith: join(dir, 'kindgi.config.mjs'),
   });
+});
+
+test('in one process: an edited module is imported anew, a broken edit is an error, a top-level await is imported', async () => {
+  const tool = (n) => `export default { id: 'acme.t', description: 'v${n}', input: {}, output: {}, handler() {} };\n`;
+  const dir = pack({ 'tools/t.mjs': tool(1), 'tools/tla.mjs': `await Promise.resolve();\n${tool(0).replace('acme.t', 'acme.tla')}` });
+  const run = async () => {
+    const outcome = await runIndexer({ packDir: dir, ...PINS });
+    const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+    return { errors: outcome.value.fileErrors, descriptions: index.tools.map((t) => t.description) };
+  };
+  const later = (n) => {
+    const when = new Date(Date.now() + n * 2000);
+    utimesSync(join(dir, 'tools', 't.mjs'), when, when);
+  };
+  assert.deepEqual(await run(), { errors: [], descriptions: ['v1', 'v0'] });
+  writeFileSync(join(dir, 'tools', 't.mjs'), tool(2));
+  later(1);
+  assert.deepEqual((await run()).descriptions, ['v2', 'v0']);
+  writeFileSync(join(dir, 'tools', 't.mjs'), 'export default {{\n');
+  later(2);
+  const broken = await run();
+  assert.equal(broken.errors.length, 1);
+  assert.equal(broken.errors[0].code, 'file-import-failed');
+  assert.match(broken.errors[0].message, /^Failed to import tools\/t\.mjs: SyntaxError: /);
+  writeFileSync(join(dir, 'tools', 't.mjs'), tool(3));
+  later(3);
+  assert.deepEqual(await run(), { errors: [], descriptions: ['v3', 'v0'] });
 });
