@@ -5,12 +5,12 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readDevArgs } from '../lib/pack-dev.js';
 import { processesNaming, spareNaming } from './helpers/processes.mjs';
 import { until } from './helpers/until.mjs';
-import { onLines } from './helpers/lines.mjs';
+import { launchDev } from './helpers/dev-cli.mjs';
 import { ENV_NAMES_TOOL, localCall, packFolder, writeLocalPack } from './helpers/local-pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,36 +40,7 @@ test('arguments: defaults, a command after --, and every problem at once', () =>
   assert.deepEqual(readDevArgs(['--index=', '--json=1']).problems, ['--index needs a value', 'Unknown argument "--json=1"', '--index or --pack-dir is required']);
 });
 
-const launched = new Set();
-// A test that fails midway leaves its CLI running: SIGTERM closes it and its child.
-after(() => {
-  for (const child of launched) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-});
-
-/** Spawns the CLI with --json; `next(kind)` resolves with the next event of that kind. */
-function launch(args, env = process.env) {
-  const child = spawn(process.execPath, [bin, '--json', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  launched.add(child);
-  const events = [];
-  const waiting = [];
-  onLines(child.stdout, (line) => {
-    const event = JSON.parse(line);
-    events.push(event);
-    for (const w of waiting.filter((w) => w.kind === event.kind && events.filter((e) => e.kind === w.kind).length >= w.count)) {
-      waiting.splice(waiting.indexOf(w), 1);
-      w.resolve(event);
-    }
-  });
-  // 'close', not 'exit': every line on stdout has been read by then.
-  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  /** The `count`-th event of `kind` (1 = the first). */
-  const nth = (kind, count) => {
-    const seen = events.filter((e) => e.kind === kind);
-    if (seen.length >= count) return Promise.resolve(seen[count - 1]);
-    return new Promise((resolve) => waiting.push({ kind, count, resolve }));
-  };
-  return { child, events, exited, nth };
-}
+const launch = launchDev;
 
 test('serves through a front, swaps when the pack changes, keeps the old child when a boot fails, closes on SIGINT', async () => {
   const root = packFolder('kindgi-pack-dev-');
