@@ -144,3 +144,10 @@ pub fn compile_schema_json(schema_json: String, side: String) -> Result<NativeVa
         stand_ins,
     })
 }
+
+/// How `$id` and `$ref` resolve (`fast-uri`'s `resolve`), for the differential test against
+/// fast-uri; not part of the package's API.
+#[napi(js_name = "resolveSchemaUri")]
+pub fn resolve_schema_uri(base: String, reference: String) -> String {
+    crate::validate::uri::resolve(&base, &reference)
+}

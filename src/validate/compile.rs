@@ -977,77 +977,9 @@ fn normalize_id(id: &str) -> String {
     id.strip_suffix('#').unwrap_or(id).to_owned()
 }
 
-/// RFC 3986 reference resolution, enough for `$id` and `$ref`.
+/// `$id` and `$ref` resolution, as Ajv's `fast-uri` resolves them.
 fn resolve_uri(base: &str, reference: &str) -> String {
-    if reference.is_empty() {
-        return base.split('#').next().unwrap_or("").to_owned();
-    }
-    if reference.starts_with('#') {
-        return format!("{}{}", base.split('#').next().unwrap_or(""), reference);
-    }
-    if has_scheme(reference) {
-        return reference.to_owned();
-    }
-    let base = base.split('#').next().unwrap_or("");
-    if let Some(rest) = reference.strip_prefix("//") {
-        let scheme = base.split(':').next().unwrap_or("");
-        return format!("{scheme}://{rest}");
-    }
-    let (prefix, path) = match base.find("://") {
-        Some(i) => {
-            let after = &base[i + 3..];
-            let path_start = after.find('/').map_or(base.len(), |p| i + 3 + p);
-            (&base[..path_start], &base[path_start..])
-        }
-        None => ("", base),
-    };
-    let merged = if reference.starts_with('/') {
-        reference.to_owned()
-    } else {
-        let dir = path.rfind('/').map_or("", |i| &path[..=i]);
-        format!("{dir}{reference}")
-    };
-    let (merged_path, tail) = match merged.find(['?', '#']) {
-        Some(i) => (&merged[..i], &merged[i..]),
-        None => (merged.as_str(), ""),
-    };
-    let mut segments: Vec<&str> = Vec::new();
-    for segment in merged_path.split('/') {
-        match segment {
-            "." => {}
-            ".." => {
-                if segments.len() > 1 {
-                    segments.pop();
-                }
-            }
-            s => segments.push(s),
-        }
-    }
-    let mut path = segments.join("/");
-    if merged_path.ends_with("/.") || merged_path.ends_with("/..") {
-        path.push('/');
-    }
-    if !prefix.is_empty() && !path.starts_with('/') {
-        path.insert(0, '/');
-    }
-    format!("{prefix}{path}{tail}")
-}
-
-fn has_scheme(reference: &str) -> bool {
-    match reference.find(':') {
-        Some(i) => {
-            let scheme = &reference[..i];
-            !scheme.is_empty()
-                && scheme
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        }
-        None => false,
-    }
+    super::uri::resolve(base, reference)
 }
 
 /// What a schema location is compiled with: Ajv's `SchemaCxt` fields that matter here.

@@ -12,6 +12,7 @@ pub mod formats;
 mod issue;
 mod js;
 mod run;
+pub mod uri;
 
 pub use compile::{CompileError, Side};
 pub use issue::{issues_json, Issue};
