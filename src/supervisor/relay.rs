@@ -21,8 +21,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::ReadHalf;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
@@ -169,15 +168,20 @@ impl ChildConnection {
 }
 
 /// Reads more of the child's bytes into `received`: false at the connection's end or an error.
-async fn read_more(reader: &mut ReadHalf<'_>, received: &mut Vec<u8>, room: usize) -> bool {
+async fn read_more(
+    reader: &mut (impl AsyncRead + Unpin),
+    received: &mut Vec<u8>,
+    room: usize,
+) -> bool {
     received.reserve(room.max(READ_ROOM));
     matches!(reader.read_buf(received).await, Ok(1..))
 }
 
 /// Reads one answer: its outcome and whether its connection may stay open, or the outcome of
-/// a call that got no (whole) answer.
-async fn read_answer(
-    reader: &mut ReadHalf<'_>,
+/// a call that got no (whole) answer. `received` holds what was read before and keeps what
+/// follows the answer. Public for the fuzz harness, which reads from memory.
+pub async fn read_answer(
+    reader: &mut (impl AsyncRead + Unpin),
     received: &mut Vec<u8>,
 ) -> Result<(RelayOutcome, bool), RelayOutcome> {
     let head = loop {
@@ -228,7 +232,7 @@ fn text_of(body: Vec<u8>) -> String {
 /// Reads the body that follows a head framed as `framing`, leaving in `received` any bytes
 /// after it.
 async fn read_body(
-    reader: &mut ReadHalf<'_>,
+    reader: &mut (impl AsyncRead + Unpin),
     received: &mut Vec<u8>,
     framing: Framing,
 ) -> Result<Vec<u8>, RelayOutcome> {
