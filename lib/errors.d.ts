@@ -15,6 +15,7 @@ export type NativeErrorCode =
   | 'index-read-failed'
   /** `compileSchema` refused a schema Ajv refuses; `name` and `message` are Ajv's. */
   | 'schema-compile-failed'
+  /** `listen` could not open or serve its port (the message names why). */
   | 'listen-failed';
 
 /** An Error thrown by this package, with a stable `code`. */

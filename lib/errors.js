@@ -1,15 +1,8 @@
 // Errors this package throws: an Error with a stable `code` (see errors.d.ts).
 import { native } from './native.js';
 
-export const NATIVE_ERROR_CODES = Object.freeze([
-  'invalid-argument',
-  'invalid-json-value',
-  'value-too-deep',
-  'output-write-failed',
-  'index-read-failed',
-  'schema-compile-failed',
-  'listen-failed',
-]);
+// Native owns the list (binding/errors.rs), as it owns MAX_JSON_DEPTH.
+export const NATIVE_ERROR_CODES = Object.freeze(native.nativeErrorCodes());
 
 export const MAX_JSON_DEPTH = native.maxJsonDepth();
 

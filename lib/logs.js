@@ -4,7 +4,8 @@
 // The service writes its own call records in Rust, without calling into JavaScript.
 import { native } from './native.js';
 
-const RANK = Object.freeze({ trace: 10, debug: 20, info: 30, warn: 40, error: 50 });
+// Native owns the levels and their ranks (src/log/levels.rs): trace 10 … error 50.
+const RANK = Object.freeze(Object.fromEntries(native.logLevelRanks().map(({ name, rank }) => [name, rank])));
 
 /** Where a facade keeps its native logs and bindings; the service reads them from here. */
 const NATIVE = Symbol('kindgi.nativeLogger');
@@ -22,8 +23,8 @@ function serializeError(err, withStack, depth = 0) {
   };
 }
 
-/** How deep `@kindgi/log` copies a record's values; deeper ones are `[too deep]`. */
-const MAX_DEPTH = 8;
+/** How deep `@kindgi/log` copies a record's values; deeper ones are `[too deep]` (native's rule). */
+const MAX_DEPTH = native.maxRedactDepth();
 
 /**
  * `fields` with every cycle (an object inside itself) replaced by `[circular]`, as

@@ -35,18 +35,14 @@ const text = (value) => (typeof value === 'string' ? value : undefined);
 const TENANT_VAR = 'KINDGI_PACK_TENANT_ID';
 
 /**
- * A pinned tenant, read as the token is: trimmed as JavaScript trims (a secret stored with a
- * trailing newline), blank is unset. It is compared with `kindgi-tenant-id`, which Node reads
- * trimmed and as Latin-1, so a value holding anything else could never match: `undefined`
- * when unset, `false` when no header can carry it.
+ * A pinned tenant as native reads it (src/service/config.rs): trimmed, blank is unset, and one
+ * no header can carry is refused. `{ tenant }` (undefined when unset), or `{ problem }` naming
+ * `name`.
  */
-function pinnedTenant(raw) {
-  const tenant = raw.trim();
-  if (tenant === '') return undefined;
-  return NOT_A_HEADER_VALUE.test(tenant) ? false : tenant;
+function pinnedTenant(raw, name) {
+  const { tenant, refusal } = native.pinnedTenant(raw);
+  return refusal === undefined ? { tenant } : { problem: `${name} ${refusal}` };
 }
-
-const TENANT_RULE = 'may hold only what an HTTP header can carry: printable ASCII, spaces, tabs and U+0080 to U+00FF (it is matched against kindgi-tenant-id)';
 
 /** A variable that must be a string when set (`undefined` and `null` are unset). */
 function stringVariable(env, name) {
@@ -118,10 +114,11 @@ export function readPackServiceConfig(argv, env) {
   });
   const moduleRoot = resolve(read.moduleRootArg ?? dirname(indexPath));
   const rawTenant = stringVariable(env, TENANT_VAR);
-  const tenantId = rawTenant === undefined ? undefined : pinnedTenant(rawTenant);
+  const pinned = rawTenant === undefined ? {} : pinnedTenant(rawTenant, TENANT_VAR);
+  const tenantId = pinned.tenant;
   let problems = read.problems ?? [];
   // After TypeScript's problems: it has no tenant pinning (protocol 2.7.0).
-  if (tenantId === false) problems = [...problems, `${TENANT_VAR} ${TENANT_RULE}`];
+  if (pinned.problem !== undefined) problems = [...problems, pinned.problem];
   if (problems.length > 0) return { kind: 'err', problems };
   return {
     kind: 'ok',
@@ -145,9 +142,12 @@ export function readPackServiceConfig(argv, env) {
 // (src/service/); pack code runs here, started by the native dispatcher and ended with
 // `settle`, never by returning a Promise to Rust (see docs/design.md, *Calling pack code*).
 
-const DEFAULT_MAX_CONCURRENCY = 32;
-const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-const DEFAULT_TIMEOUT_MS = 120_000;
+// The core's defaults (src/service/core.rs), read once.
+const {
+  maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+  maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+} = native.serviceDefaults();
 
 const noop = () => undefined;
 
@@ -306,9 +306,6 @@ function honouredAbort(call, response) {
   }
 }
 
-/** What Node refuses in a header value (`checkInvalidHeaderChar`). */
-const NOT_A_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-
 /** A node:http request's head as the Rust core reads it (Node already joined and trimmed). */
 function requestHead(req) {
   const h = req.headers;
@@ -379,8 +376,9 @@ export function createPackService(options) {
   }
   // As readPackServiceConfig reads KINDGI_PACK_TENANT_ID: trimmed, blank is no pin (a pin
   // to '' answered 421 to every call), and one no header can carry is refused.
-  const tenantId = options.tenantId === undefined ? undefined : pinnedTenant(options.tenantId);
-  if (tenantId === false) throw invalidArgument(`options.tenantId ${TENANT_RULE}`);
+  const pinned = options.tenantId === undefined ? {} : pinnedTenant(options.tenantId, 'options.tenantId');
+  if (pinned.problem !== undefined) throw invalidArgument(pinned.problem);
+  const tenantId = pinned.tenant;
   const logger = options.logger ?? noop;
   const log = options.log ?? noopLogger;
   // A logger from packServiceLogs is written by Rust, call records included; any other logger
@@ -613,7 +611,8 @@ export function createPackService(options) {
   }
 
   function event(json) {
-    const { bindings, ...e } = JSON.parse(json);
+    // `record` is the level and message native writes for this event: a JS `log` writes the same.
+    const { bindings, record, ...e } = JSON.parse(json);
     try {
       logger(e);
     } catch {
@@ -623,13 +622,13 @@ export function createPackService(options) {
     try {
       const callLog = jsLog.child(bindings);
       if (e.kind === 'call') {
-        callLog[e.outcome === 'ok' ? 'info' : 'warn'](
-          `${e.target} ${e.id} ${e.outcome} ${e.durationMs}ms`,
+        callLog[record.level](
+          record.message,
           { event: 'call', kind: 'call', id: e.id, outcome: e.outcome, durationMs: e.durationMs },
           { inMessage: ['target', 'id', 'outcome', 'durationMs'] },
         );
       } else if (e.kind === 'handler-finished-late') {
-        callLog.warn(`${e.target} ${e.id} finished ${e.afterMs} ms after its call ended`, {
+        callLog[record.level](record.message, {
           event: 'handler-finished-late',
           kind: 'handler-finished-late',
           afterMs: e.afterMs,
@@ -781,9 +780,8 @@ export function createPackService(options) {
           const headers = out.retryAfter ? { 'retry-after': '1' } : {};
           if (out.durationMs !== undefined) {
             headers['kindgi-duration-ms'] = String(out.durationMs);
-            // Left out where Node would throw on it, as the Rust server leaves it out.
-            const version = out.artifactVersion;
-            if (typeof version === 'string' && !NOT_A_HEADER_VALUE.test(version)) headers['kindgi-artifact-version'] = version;
+            // Native leaves it out where Node would throw on it, as the Rust server does.
+            if (out.artifactVersion !== undefined) headers['kindgi-artifact-version'] = out.artifactVersion;
           }
           answer(out.status, out.body, headers);
         },
@@ -836,7 +834,8 @@ export function createPackService(options) {
       }
       // No host ('' and null too): every interface, IPv6 and IPv4, as Node's server.listen(port).
       const outcome = await service.listen(host || undefined, port);
-      if (outcome.error !== undefined) throw nativeError('listen-failed', outcome.error.message);
+      // The code is native's: `listen-failed`, whatever the cause.
+      if (outcome.error !== undefined) throw nativeError(outcome.error.code, outcome.error.message);
       // The native side holds no reference on the event loop: like a listening node:http
       // server, a listening service keeps the process alive until stop().
       // The timer also holds the service (and so its callbacks, which Rust reaches weakly).

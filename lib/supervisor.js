@@ -25,6 +25,8 @@ export function serviceEvent(line) {
 }
 
 const DEFAULT_HOST = '127.0.0.1';
+// The pack service's body cap (src/service/core.rs): the front takes what a child would.
+const DEFAULT_MAX_BODY_BYTES = native.serviceDefaults().maxBodyBytes;
 const TOKEN_RULE = /^[A-Za-z0-9_-]{32,}$/;
 
 function count(value, name, fallback, { min = 0 } = {}) {
@@ -281,7 +283,7 @@ export function createPackServiceSupervisor(options) {
       stopGraceMs: count(options.stopGraceMs, 'options.stopGraceMs', PACK_SERVICE_DRAIN_MS + 2_000),
       maxRestarts: restarts(options.maxRestarts),
       restartDelayMs: count(options.restartDelayMs, 'options.restartDelayMs', 500),
-      maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', 10 * 1024 * 1024, { min: 1 }),
+      maxBodyBytes: count(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES, { min: 1 }),
       hearsOutput: onLog !== undefined && onLog !== null,
       hearsEvents: onEvent !== undefined && onEvent !== null,
       stepsTurns: nextTurn !== undefined,

@@ -2,6 +2,7 @@
 
 use crate::canonical::IndexWriteError;
 use crate::json::ParseError;
+use napi_derive::napi;
 
 /// The `code` of every Error the binding throws (`NativeErrorCode` in `lib/errors.d.ts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,9 +13,21 @@ pub enum NativeErrorCode {
     OutputWriteFailed,
     IndexReadFailed,
     SchemaCompileFailed,
+    ListenFailed,
 }
 
 impl NativeErrorCode {
+    /// Every code, in the order `NATIVE_ERROR_CODES` lists them.
+    pub const ALL: [NativeErrorCode; 7] = [
+        NativeErrorCode::InvalidArgument,
+        NativeErrorCode::InvalidJsonValue,
+        NativeErrorCode::ValueTooDeep,
+        NativeErrorCode::OutputWriteFailed,
+        NativeErrorCode::IndexReadFailed,
+        NativeErrorCode::SchemaCompileFailed,
+        NativeErrorCode::ListenFailed,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             NativeErrorCode::InvalidArgument => "invalid-argument",
@@ -23,8 +36,15 @@ impl NativeErrorCode {
             NativeErrorCode::OutputWriteFailed => "output-write-failed",
             NativeErrorCode::IndexReadFailed => "index-read-failed",
             NativeErrorCode::SchemaCompileFailed => "schema-compile-failed",
+            NativeErrorCode::ListenFailed => "listen-failed",
         }
     }
+}
+
+/// `NATIVE_ERROR_CODES`: `lib/errors.js` reads the list from here.
+#[napi(js_name = "nativeErrorCodes")]
+pub fn native_error_codes() -> Vec<&'static str> {
+    NativeErrorCode::ALL.map(NativeErrorCode::as_str).to_vec()
 }
 
 /// An error with a code, not yet a JavaScript value.
@@ -84,4 +104,29 @@ pub fn from_napi(error: napi::Error) -> JsError {
         NativeErrorCode::InvalidArgument.as_str().to_owned(),
         error.reason,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NativeErrorCode;
+
+    #[test]
+    fn all_lists_every_code_once() {
+        // A new variant breaks this match, and so reminds whoever adds it to extend `ALL`.
+        for code in NativeErrorCode::ALL {
+            match code {
+                NativeErrorCode::InvalidArgument
+                | NativeErrorCode::InvalidJsonValue
+                | NativeErrorCode::ValueTooDeep
+                | NativeErrorCode::OutputWriteFailed
+                | NativeErrorCode::IndexReadFailed
+                | NativeErrorCode::SchemaCompileFailed
+                | NativeErrorCode::ListenFailed => {}
+            }
+        }
+        let mut names: Vec<&str> = NativeErrorCode::ALL.map(NativeErrorCode::as_str).to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), NativeErrorCode::ALL.len());
+    }
 }

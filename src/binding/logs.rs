@@ -117,15 +117,29 @@ fn restoring(logger: Logger, lone: bool) -> Logger {
     }
 }
 
-/// Levels by rank, as `@kindgi/log` numbers them (trace 10 … error 50).
-fn rank(level: Level) -> u32 {
-    match level {
-        Level::Trace => 10,
-        Level::Debug => 20,
-        Level::Info => 30,
-        Level::Warn => 40,
-        Level::Error => 50,
-    }
+/// A level's name and its rank, for `lib/logs.js`'s `RANK`.
+#[napi(object)]
+pub struct LevelRankJs {
+    pub name: String,
+    pub rank: u32,
+}
+
+/// Every level and its rank, least severe first.
+#[napi(js_name = "logLevelRanks")]
+pub fn log_level_ranks() -> Vec<LevelRankJs> {
+    Level::ALL
+        .iter()
+        .map(|level| LevelRankJs {
+            name: level.name().into(),
+            rank: level.rank(),
+        })
+        .collect()
+}
+
+/// How deep a record's values are copied before `[too deep]` (`lib/logs.js`'s `MAX_DEPTH`).
+#[napi(js_name = "maxRedactDepth")]
+pub fn max_redact_depth() -> u32 {
+    crate::log::redact::MAX_REDACT_DEPTH as u32
 }
 
 #[napi(
@@ -163,7 +177,7 @@ impl NativeLogs {
     pub fn threshold(&self, subsystem: String) -> u32 {
         let mut bindings = Map::new();
         bindings.insert("subsystem".into(), subsystem.into());
-        rank(self.root.child(bindings).threshold())
+        self.root.child(bindings).threshold().rank()
     }
 
     /// Writes one record: the logger's bindings and the record's fields as JSON text, and the

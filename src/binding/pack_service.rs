@@ -10,15 +10,19 @@ use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::json::{to_js_json, write_members};
+use crate::log::Level;
 use crate::protocol::PackErrorCode;
 use crate::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
+use crate::service::call_log::{call_level, call_message, finished_late_message};
 use crate::service::catalog::Catalog;
+use crate::service::config::parse_pinned_tenant;
 use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS,
 };
-use crate::service::http::{NotReady, Reply};
+use crate::service::http::{is_node_header_value, NotReady, Reply};
 use crate::service::listen::{listen, ListenError};
 use crate::service::server::{serve, Listening};
 use crate::service::start_gate::{Start, StartGate};
@@ -324,9 +328,10 @@ fn unsettled(word: &str, id: &str) -> Settled {
 }
 
 /// An event as the JS `logger` sees it, with the call's log bindings (for a JS `log`) under
-/// `bindings` when there are some.
+/// `bindings` when there are some, and beside them the record a JS `log` writes under `record`
+/// (its level and message, as `call_log` writes them for a native log).
 fn event_json(event: &ServiceEvent) -> String {
-    let (mut json, bindings) = match event {
+    let (mut json, bindings, level, message) = match event {
         ServiceEvent::Call {
             target,
             id,
@@ -339,6 +344,8 @@ fn event_json(event: &ServiceEvent) -> String {
                 "durationMs": *duration_ms as u64, "outcome": outcome
             }),
             bindings,
+            call_level(outcome),
+            call_message(target, id, outcome, *duration_ms),
         ),
         ServiceEvent::FinishedLate {
             target,
@@ -351,12 +358,57 @@ fn event_json(event: &ServiceEvent) -> String {
                 "afterMs": *after_ms as u64
             }),
             bindings,
+            Level::Warn,
+            finished_late_message(target, id, *after_ms),
         ),
     };
     if let (Value::Object(fields), Some(bindings)) = (&mut json, bindings) {
         fields.insert("bindings".into(), Value::Object((**bindings).clone()));
+        let record = serde_json::json!({"level": level.name(), "message": message});
+        fields.insert("record".into(), record);
     }
     to_js_json(&json)
+}
+
+/// A pinned tenant as `parse_pinned_tenant` reads it: `tenant` when one is pinned, `refusal`
+/// (the rule, after the name JS puts first) when no header can carry it.
+#[napi(object)]
+pub struct PinnedTenantJs {
+    pub tenant: Option<String>,
+    pub refusal: Option<String>,
+}
+
+#[napi(js_name = "pinnedTenant")]
+pub fn pinned_tenant(raw: String) -> PinnedTenantJs {
+    match parse_pinned_tenant(&raw) {
+        Ok(tenant) => PinnedTenantJs {
+            tenant,
+            refusal: None,
+        },
+        Err(rule) => PinnedTenantJs {
+            tenant: None,
+            refusal: Some(rule.into()),
+        },
+    }
+}
+
+/// The service's defaults, which `lib/pack-service.js` and `lib/supervisor.js` read from here.
+#[napi(object)]
+pub struct ServiceDefaultsJs {
+    pub max_concurrency: u32,
+    pub max_body_bytes: u32,
+    pub default_timeout_ms: u32,
+}
+
+#[napi(js_name = "serviceDefaults")]
+pub fn service_defaults() -> ServiceDefaultsJs {
+    // Each is a small constant; saturating only guards a future edit past u32.
+    let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    ServiceDefaultsJs {
+        max_concurrency: small(DEFAULT_MAX_CONCURRENCY as u64),
+        max_body_bytes: small(DEFAULT_MAX_BODY_BYTES as u64),
+        default_timeout_ms: small(DEFAULT_TIMEOUT_MS),
+    }
 }
 
 #[napi(object)]
@@ -430,12 +482,13 @@ impl ListenOutcome {
         }
     }
 
-    /// A misuse, not a system error: `code` is ours.
-    pub fn misused(message: String, port: u32) -> Self {
+    /// A failure under our own code, `listen-failed`: a misuse, or the pack service's refusal
+    /// (which, unlike the supervisor's front, does not pass Node's error on).
+    pub fn failed(message: String, port: u32) -> Self {
         ListenOutcome {
             port: None,
             error: Some(ListenErrorJs {
-                code: "listen-failed".into(),
+                code: NativeErrorCode::ListenFailed.as_str().into(),
                 errno: None,
                 syscall: "listen".into(),
                 address: String::new(),
@@ -778,7 +831,9 @@ impl NativePackService {
                 retry_after: false,
                 ticket: None,
                 duration_ms: Some(admitted.elapsed_ms() as f64),
-                artifact_version: self.service.catalog().artifact_version.clone(),
+                // Left out where Node would throw on it, as the Rust server leaves it out.
+                artifact_version: (self.service.catalog().artifact_version.clone())
+                    .filter(|version| is_node_header_value(version)),
             },
         }
     }
@@ -849,14 +904,14 @@ impl NativePackService {
     pub async fn listen(&self, host: Option<String>, port: u32) -> ListenOutcome {
         let mut listening = self.listening.lock().await;
         if listening.is_some() {
-            return ListenOutcome::misused("The pack service is already listening".into(), port);
+            return ListenOutcome::failed("The pack service is already listening".into(), port);
         }
         let Ok(port) = u16::try_from(port) else {
-            return ListenOutcome::misused(format!("{port} is not a port number"), port);
+            return ListenOutcome::failed(format!("{port} is not a port number"), port);
         };
         let listener = match listen(host.as_deref(), port).await {
             Ok(listener) => listener,
-            Err(error) => return ListenOutcome::refused(error),
+            Err(error) => return ListenOutcome::failed(error.message, port.into()),
         };
         match serve(Arc::clone(&self.service), listener) {
             Ok(started) => {
@@ -865,7 +920,7 @@ impl NativePackService {
                 ListenOutcome::bound(port)
             }
             Err(error) => {
-                ListenOutcome::misused(format!("Cannot serve on port {port}: {error}"), port.into())
+                ListenOutcome::failed(format!("Cannot serve on port {port}: {error}"), port.into())
             }
         }
     }

@@ -315,7 +315,7 @@ impl NativeSupervisor {
             return ListenOutcome::bound(served.local_addr().port());
         }
         let Ok(port) = u16::try_from(port) else {
-            return ListenOutcome::misused(format!("{port} is not a port number"), port);
+            return ListenOutcome::failed(format!("{port} is not a port number"), port);
         };
         let listener = match listen(Some(&host), port).await {
             Ok(listener) => listener,
@@ -329,7 +329,7 @@ impl NativeSupervisor {
                 ListenOutcome::bound(port)
             }
             Err(error) => {
-                ListenOutcome::misused(format!("Cannot serve on port {port}: {error}"), port.into())
+                ListenOutcome::failed(format!("Cannot serve on port {port}: {error}"), port.into())
             }
         }
     }

@@ -17,6 +17,26 @@ pub enum Level {
 pub const LEVEL_NAMES: &str = "error, warn, info, debug, trace";
 
 impl Level {
+    /// Every level, least severe first.
+    pub const ALL: [Level; 5] = [
+        Level::Trace,
+        Level::Debug,
+        Level::Info,
+        Level::Warn,
+        Level::Error,
+    ];
+
+    /// The level's number, as `@kindgi/log` numbers them (trace 10 … error 50).
+    pub fn rank(self) -> u32 {
+        match self {
+            Level::Trace => 10,
+            Level::Debug => 20,
+            Level::Info => 30,
+            Level::Warn => 40,
+            Level::Error => 50,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Level::Error => "error",
@@ -122,6 +142,10 @@ mod tests {
         assert_eq!(Level::parse(" WARN "), Some(Level::Warn));
         assert_eq!(Level::parse("loud"), None);
         assert!(Level::Error > Level::Warn && Level::Debug > Level::Trace);
+        // The ranks keep the levels' order, and `ALL` lists them in it.
+        assert!(Level::ALL
+            .windows(2)
+            .all(|w| w[0] < w[1] && w[0].rank() < w[1].rank()));
     }
 
     #[test]

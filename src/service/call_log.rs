@@ -67,6 +67,25 @@ pub enum ServiceEvent {
 
 pub type EventSink = Arc<dyn Fn(ServiceEvent) + Send + Sync>;
 
+/// A `call` record's level: `warn` for any outcome but `ok`.
+pub fn call_level(outcome: &str) -> Level {
+    if outcome == "ok" {
+        Level::Info
+    } else {
+        Level::Warn
+    }
+}
+
+/// A `call` record's message.
+pub fn call_message(target: &str, id: &str, outcome: &str, duration_ms: u128) -> String {
+    format!("{target} {id} {outcome} {duration_ms}ms")
+}
+
+/// A `handler-finished-late` record's message (its level is `warn`).
+pub fn finished_late_message(target: &str, id: &str, after_ms: u128) -> String {
+    format!("{target} {id} finished {after_ms} ms after its call ended")
+}
+
 /// Delivers each event to the JS observers and writes its record.
 pub struct Reporter {
     pub events: Option<EventSink>,
@@ -105,17 +124,12 @@ fn write_record(records: &Logger, event: ServiceEvent) {
             outcome,
             bindings: Some(bindings),
         } => {
-            let level = if outcome == "ok" {
-                Level::Info
-            } else {
-                Level::Warn
-            };
-            records.log_as_child_later(bindings, level, move |record| {
+            records.log_as_child_later(bindings, call_level(outcome), move |record| {
                 let (call, id_value) = (Value::from("call"), Value::from(id.as_str()));
                 let (outcome_value, duration) =
                     (Value::from(outcome), Value::from(duration_ms as u64));
                 record.line(
-                    &format!("{target} {id} {outcome} {duration_ms}ms"),
+                    &call_message(target, &id, outcome, duration_ms),
                     &[
                         ("event", &call),
                         ("kind", &call),
@@ -137,7 +151,7 @@ fn write_record(records: &Logger, event: ServiceEvent) {
                 let late = Value::from("handler-finished-late");
                 let after = Value::from(after_ms as u64);
                 record.line(
-                    &format!("{target} {id} finished {after_ms} ms after its call ended"),
+                    &finished_late_message(target, &id, after_ms),
                     &[("event", &late), ("kind", &late), ("afterMs", &after)],
                     &[],
                 )
@@ -151,6 +165,17 @@ fn write_record(records: &Logger, event: ServiceEvent) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn call_records_say_what_happened() {
+        assert_eq!(call_level("ok"), Level::Info);
+        assert_eq!(call_level("handler-throw"), Level::Warn);
+        assert_eq!(call_message("tool", "t1", "ok", 12), "tool t1 ok 12ms");
+        assert_eq!(
+            finished_late_message("check", "c1", 30),
+            "check c1 finished 30 ms after its call ended"
+        );
+    }
 
     #[test]
     fn bindings_carry_ids_trace_and_target() {

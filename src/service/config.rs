@@ -10,6 +10,7 @@ use crate::env::{
 };
 use crate::js::{is_js_whitespace, js_number};
 use crate::json::to_js_json;
+use crate::service::http::is_node_header_value;
 use serde_json::Value;
 
 pub const PACK_SERVICE_TOKEN_VAR: &str = "KINDGI_PACK_SERVICE_TOKEN";
@@ -70,6 +71,24 @@ pub fn parse_pack_service_token(raw: Option<&str>) -> Result<Option<String>, Str
         ));
     }
     Ok(Some(token.to_owned()))
+}
+
+/// What `KINDGI_PACK_TENANT_ID` and `options.tenantId` may hold, after the name that is refused.
+pub const TENANT_RULE: &str = "may hold only what an HTTP header can carry: printable ASCII, spaces, tabs and U+0080 to U+00FF (it is matched against kindgi-tenant-id)";
+
+/// A pinned tenant, read as the token is: trimmed as JavaScript trims (a secret stored with a
+/// trailing newline), blank is unset. It is compared with `kindgi-tenant-id`, which Node reads
+/// trimmed and as Latin-1, so a value holding anything else could never match: `Err` with
+/// [`TENANT_RULE`] when no header can carry it.
+pub fn parse_pinned_tenant(raw: &str) -> Result<Option<String>, &'static str> {
+    let tenant = raw.trim_matches(is_js_whitespace);
+    if tenant.is_empty() {
+        return Ok(None);
+    }
+    if !is_node_header_value(tenant) {
+        return Err(TENANT_RULE);
+    }
+    Ok(Some(tenant.to_owned()))
 }
 
 /// Reads the settings; every problem, in the TypeScript order, when any is wrong.
@@ -138,6 +157,16 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pinned_tenant_is_trimmed_blank_is_none_and_what_no_header_carries_is_refused() {
+        assert_eq!(parse_pinned_tenant(" acme\n"), Ok(Some("acme".to_owned())));
+        assert_eq!(parse_pinned_tenant("\u{feff} \t"), Ok(None));
+        assert_eq!(parse_pinned_tenant("a\tb é"), Ok(Some("a\tb é".to_owned())));
+        for bad in ["a\u{0}b", "a\u{7f}", "a\rb", "tenant\u{100}", "\u{fffd}"] {
+            assert_eq!(parse_pinned_tenant(bad), Err(TENANT_RULE), "{bad:?}");
+        }
+    }
 
     fn raw(token: Option<&str>) -> RawConfig {
         RawConfig {

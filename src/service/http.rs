@@ -226,12 +226,17 @@ pub fn request_target(uri: &hyper::Uri) -> String {
 /// (every answer of the TypeScript service and front): UTF-8. `None` where Node throws instead
 /// (a control character other than tab, DEL, a character past U+00FF).
 pub fn node_header_value(text: &str) -> Option<hyper::header::HeaderValue> {
-    let writable =
-        |c: char| c == '\t' || (' '..='~').contains(&c) || ('\u{80}'..='\u{ff}').contains(&c);
-    if !text.chars().all(writable) {
+    if !is_node_header_value(text) {
         return None;
     }
     hyper::header::HeaderValue::from_bytes(text.as_bytes()).ok()
+}
+
+/// Whether Node takes `text` as a header value (`checkInvalidHeaderChar`): tab, printable
+/// ASCII and U+0080 to U+00FF.
+pub fn is_node_header_value(text: &str) -> bool {
+    text.chars()
+        .all(|c| c == '\t' || (' '..='~').contains(&c) || ('\u{80}'..='\u{ff}').contains(&c))
 }
 
 /// A header value as fetch sends a string: one byte per character (Latin-1). `None` for what
