@@ -44,7 +44,7 @@ async function serving() {
   return { packDir, run, indexed, greet, edit: (from, to) => writeFileSync(tool, source.replace(from, to)) };
 }
 
-test('the pack is indexed into its dev index and served; an edit to a handler is served', async () => {
+test('the pack is indexed into its dev index and served; an edit to a handler is served', { timeout: 60_000 }, async () => {
   const { packDir, run, indexed, greet, edit } = await serving();
   assert.deepEqual(indexed.counts, { tools: 3, guardrails: 1, agents: 0, flows: 0 });
   assert.equal(typeof indexed.ms, 'number');
@@ -62,7 +62,7 @@ test('the pack is indexed into its dev index and served; an edit to a handler is
   assert.deepEqual(processesNaming(packDir), [], 'no child, and no indexer process, outlives the CLI');
 });
 
-test('a schema change takes effect: the new input schema is the one checked', async () => {
+test('a schema change takes effect: the new input schema is the one checked', { timeout: 60_000 }, async () => {
   const { run, greet, edit } = await serving();
   const long = 'x'.repeat(150);
   assert.equal((await greet(long)).code, 'input-validation-failed');
@@ -73,7 +73,7 @@ test('a schema change takes effect: the new input schema is the one checked', as
   assert.equal(await run.exited, 0);
 });
 
-test('a broken edit keeps the old child serving and says why; fixing it swaps again', async () => {
+test('a broken edit keeps the old child serving and says why; fixing it swaps again', { timeout: 60_000 }, async () => {
   const { run, greet, edit } = await serving();
   // An import error: the module no longer parses.
   edit('export default {', 'export default {{');
@@ -98,7 +98,7 @@ test('a broken edit keeps the old child serving and says why; fixing it swaps ag
   assert.equal(await run.exited, 0);
 });
 
-test('a pack without a config is refused at once', async () => {
+test('a pack without a config is refused at once', { timeout: 60_000 }, async () => {
   const empty = packFolder('kindgi-pack-dir-empty-');
   const run = launchDev(['--pack-dir', empty]);
   assert.equal(await run.exited, 1);
@@ -106,7 +106,7 @@ test('a pack without a config is refused at once', async () => {
   assert.equal(run.events[0].code, 'config-not-found');
 });
 
-test('a helper a tool imports, edited, is served (a fresh indexer process, a fresh child)', async () => {
+test('a helper a tool imports, edited, is served (a fresh indexer process, a fresh child)', { timeout: 60_000 }, async () => {
   const { packDir, run, greet } = await serving();
   mkdirSync(join(packDir, 'lib'));
   writeFileSync(join(packDir, 'lib', 'words.mjs'), "export const HELLO = 'Hey';\n");
@@ -122,7 +122,7 @@ test('a helper a tool imports, edited, is served (a fresh indexer process, a fre
   assert.deepEqual(processesNaming(packDir), []);
 });
 
-test("pack code's own output is an `output` event, and a refused reindex leaves the served index as it was", async () => {
+test("pack code's own output is an `output` event, and a refused reindex leaves the served index as it was", { timeout: 60_000 }, async () => {
   const { packDir, run, edit } = await serving();
   writeFileSync(
     join(packDir, 'tools', 'noisy.mjs'),
@@ -139,7 +139,7 @@ test("pack code's own output is an `output` event, and a refused reindex leaves 
   assert.equal(await run.exited, 0);
 });
 
-test('a module whose import never settles, or never yields, does not keep the loop or its processes alive', async () => {
+test('a module whose import never settles, or never yields, does not keep the loop or its processes alive', { timeout: 60_000 }, async () => {
   const packDir = packFolder('kindgi-pack-dir-hang-');
   cpSync(example, packDir, { recursive: true });
   writeFileSync(join(packDir, 'tools', 'hang.mjs'), 'await new Promise(() => {});\nexport default {};\n');

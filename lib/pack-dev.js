@@ -277,7 +277,13 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
       // A run still waiting after a while when the pack changes again is given up (a module
       // whose import never settles), so the change is indexed by a fresh process.
       interrupt: () => {
-        if (started !== 0 && performance.now() - started > STUCK_RUN_MS) indexer.renew();
+        if (started === 0) return;
+        // Given up once it has waited STUCK_RUN_MS, now or when it reaches that.
+        const run = started;
+        const giveUp = () => started === run && indexer.renew();
+        const wait = STUCK_RUN_MS - (performance.now() - started);
+        if (wait <= 0) giveUp();
+        else setTimeout(giveUp, wait).unref();
       },
     },
     close: () => indexer.close(),
