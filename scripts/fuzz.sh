@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh                 every target, FUZZ_SECONDS (60) each
 #   FUZZ_SECONDS=300 scripts/fuzz.sh json_parse canonical
 #
-# New inputs go to fuzz/work/<target> (ignored by git); the committed seeds in
+# New inputs go to fuzz/found/<target> (ignored by git); the committed seeds in
 # fuzz/corpus/<target> are only read. A failure leaves its input in fuzz/artifacts/<target>.
 set -euo pipefail
 
@@ -21,10 +21,10 @@ fi
 cargo +nightly fuzz build -O
 status=0
 for target in "${targets[@]}"; do
-  mkdir -p "work/$target" "artifacts/$target"
-  log="work/$target.log"
+  mkdir -p "found/$target" "artifacts/$target"
+  log="found/$target.log"
   echo "== $target (${seconds}s)"
-  if ! cargo +nightly fuzz run -O "$target" "work/$target" "corpus/$target" -- \
+  if ! cargo +nightly fuzz run -O "$target" "found/$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
     >"$log" 2>&1; then
     status=1
