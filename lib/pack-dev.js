@@ -219,6 +219,10 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
   let modules = new Set();
   // Set by a change the spare child cannot see, until a start has replaced the spare.
   let spareStale = false;
+  // A helper outside the discovery roots is watched once a module imports it.
+  const watchImported = () => {
+    for (const path of importedByPack) if (!path.split(sep).includes('node_modules')) watcher?.addFile(path);
+  };
   const failedIndex = (event, text) => {
     say({ kind: 'index-failed', ...event }, `Index failed${serving ? ', the previous child keeps serving' : ''}:\n  ${text}`);
   };
@@ -236,8 +240,7 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
     if (reply.thrown !== undefined) return failedIndex({ error: reply.thrown, ms }, `${reply.thrown.name}: ${reply.thrown.message}`);
     const { outcome, schemaErrors } = reply;
     importedByPack = new Set(reply.importedByPack);
-    // A helper outside the discovery roots is watched once a module imports it.
-    for (const path of importedByPack) if (!path.split(sep).includes('node_modules')) watcher?.addFile(path);
+    watchImported();
     modules = new Set(reply.files.map((relPath) => join(config.packDir, relPath)));
     if (outcome.kind === 'err') return failedIndex({ error: outcome.error, ms }, `${outcome.error.code}: ${outcome.error.message}`);
     const { counts, fileErrors, warnings } = outcome.value;
@@ -263,7 +266,7 @@ async function packLoop(config, supervisor, { say, sayError, env }) {
     refresh,
     watching: (w) => {
       watcher = w;
-      for (const path of importedByPack) if (!path.split(sep).includes('node_modules')) watcher.addFile(path);
+      watchImported();
     },
     watched: {
       // The discovery roots, the config, and (as modules import them) the files pack modules

@@ -36,7 +36,8 @@ function pick(value, names) {
 /**
  * A record of the file for Rust (see src/indexer/request.rs). Values that must stay JavaScript
  * values (errors, thrown causes) go in `causes`, the record holding their index.
- * `zodConverter()` gives the converter, looked for on first use.
+ * `zodConverter()` gives the converter (`loadZodConverter`, which looks for zod once, and only
+ * when a module holds a Zod schema).
  */
 export function classifyModule(module, expectedKind, zodConverter, causes) {
   const cause = (value) => causes.push(value) - 1;

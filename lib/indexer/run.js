@@ -105,17 +105,6 @@ export async function indexPack(opts, { cache, concurrency = IMPORT_CONCURRENCY 
   const imported = await mapBounded(files, concurrency, importOne);
   lap('import');
 
-  // zod is looked for once, and only when a module holds a Zod schema: the same converter as
-  // looking first, without loading zod for a pack that has none.
-  let converter;
-  let looked = false;
-  const zod = () => {
-    if (!looked) {
-      converter = loadZodConverter();
-      looked = true;
-    }
-    return converter;
-  };
   const causes = [];
   const records = files.map((file, at) => {
     const entry = imported[at];
@@ -125,7 +114,7 @@ export async function indexPack(opts, { cache, concurrency = IMPORT_CONCURRENCY 
       record =
         'failed' in entry
           ? { outcome: 'import-failed', error: stringifyError(entry.failed), cause: own.push(serializeCause(entry.failed)) - 1 }
-          : classifyModule(entry.module, file.expectedKind ?? undefined, zod, own);
+          : classifyModule(entry.module, file.expectedKind ?? undefined, loadZodConverter, own);
       entry.record = record;
       entry.causes = own;
       // A module that failed to import is imported again next time.
@@ -156,7 +145,6 @@ export async function indexPack(opts, { cache, concurrency = IMPORT_CONCURRENCY 
   stages.write = assembled.writeMs;
   if (assembled.error !== undefined) return done(err(indexerError(assembled.error, causes)));
   const body = JSON.parse(assembled.report);
-  for (const error of body.fileErrors) if ('cause' in error) error.cause = causes[error.cause];
   return done(
     ok({
       packId: body.packId,
@@ -165,7 +153,7 @@ export async function indexPack(opts, { cache, concurrency = IMPORT_CONCURRENCY 
       publishedAt: body.publishedAt,
       counts: body.counts,
       outputPath,
-      fileErrors: body.fileErrors,
+      fileErrors: body.fileErrors.map((error) => indexerError(error, causes)),
       warnings: body.warnings,
     }),
   );
