@@ -3,7 +3,7 @@
 // importing the module, finding the handler, Zod, calling it.
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compileSchema, validateReading } from './validate.js';
+import { compileSchema, validateClone, validateReading } from './validate.js';
 
 // Reading what pack code threw can throw again (a getter, a Proxy trap, a value `String()`
 // refuses); the functions below stand in this text then, as a throw here would escape a
@@ -119,16 +119,19 @@ export async function runHandler(options) {
   if (input_.failure) return input_.failure;
   // TypeScript validates a structured clone, made outside any try: what the clone refuses (a
   // function, a getter that throws) rejects, as does what Ajv's validate throws (below).
-  const copy = structuredClone(input);
-  let checked;
-  try {
-    checked = validateReading(input_.validator, copy, true);
-  } catch (cause) {
-    // A value JSON cannot hold (a cycle): refused here (see docs/known-differences.md).
-    return fail('input-validation-failed', `Tool "${tool.id}" input cannot be validated: ${describeThrow(cause)}`, {
-      toolId: tool.id,
-      cause: serializeCause(cause),
-    });
+  // The fast path gives the same clone, valid, when it can tell (see validate-fast.js).
+  let checked = validateClone(input_.validator, input);
+  if (checked === undefined) {
+    const copy = structuredClone(input);
+    try {
+      checked = validateReading(input_.validator, copy, true);
+    } catch (cause) {
+      // A value JSON cannot hold (a cycle): refused here (see docs/known-differences.md).
+      return fail('input-validation-failed', `Tool "${tool.id}" input cannot be validated: ${describeThrow(cause)}`, {
+        toolId: tool.id,
+        cause: serializeCause(cause),
+      });
+    }
   }
   if (checked.threw) throw checked.cause;
   if (!checked.valid) {

@@ -2,6 +2,7 @@
 // in Rust; values cross as JSON text.
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
+import { fastAnswer, fastValidator } from './validate-fast.js';
 
 /**
  * Validators by side and schema text, as TypeScript keys them: a schema edited in place is a
@@ -211,13 +212,28 @@ function at(root, pointer) {
 /** A validator's answer for marked text, with what Ajv's code threw reading it. */
 const JUDGE = Symbol('judge');
 
+/** A validator's fast-path answer (see validate-fast.js), or `undefined`. */
+const FAST = Symbol('fast');
+const HAS_FAST = Symbol('has fast');
+
 class Validator {
   #native;
   #input;
+  #fast;
 
   constructor(nativeValidator, side) {
     this.#native = nativeValidator;
     this.#input = side === 'input';
+    this.#fast = fastValidator(nativeValidator);
+  }
+
+  get [HAS_FAST]() {
+    return this.#fast !== undefined;
+  }
+
+  [FAST](value, cloned) {
+    if (this.#fast === undefined) return undefined;
+    return fastAnswer(this.#fast, value, cloned || this.#input);
   }
 
   validate(value) {
@@ -247,6 +263,26 @@ class Validator {
  * cycle). `owned`: `value` is the caller's own copy, and the defaults go into it, not a clone.
  */
 export function validateReading(validator, value, owned = false) {
+  if (!owned) {
+    const fast = validator[FAST](value, false);
+    if (fast !== undefined) return fast;
+  }
+  return nativeReading(validator, value, owned);
+}
+
+/**
+ * For the tests: whether the schema has a fast path, its answer (`undefined` where it leaves
+ * the value to the native validator) and the native validator's, apart.
+ */
+export function answersApart(validator, value, { cloned = false } = {}) {
+  return {
+    hasFast: validator[HAS_FAST],
+    fast: validator[FAST](value, cloned),
+    native: nativeReading(validator, cloned ? structuredClone(value) : value, cloned),
+  };
+}
+
+function nativeReading(validator, value, owned) {
   const text = valueText(value);
   const judged = validator[JUDGE](text, thrown);
   switch (judged.kind) {
@@ -265,6 +301,14 @@ export function validateReading(validator, value, owned = false) {
   if (judged.defaults.length > 0 && (copy === null || typeof copy !== 'object')) return { valid: true, value: copy };
   fillDefaults(copy, judged.defaults);
   return { valid: true, value: copy };
+}
+
+/**
+ * For a runner that validates `structuredClone(value)`: that clone, valid, with its defaults
+ * filled, when the fast path can tell; else `undefined` (the runner clones and validates).
+ */
+export function validateClone(validator, value) {
+  return validator[FAST](value, true);
 }
 
 export function compileSchema(schema, side) {

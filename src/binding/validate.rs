@@ -4,6 +4,7 @@
 use super::errors::{JsError, NativeError, NativeErrorCode};
 use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::validate::{defaults_json, issues_json, Invalid, Side, Validator};
+use napi::Either;
 use napi_derive::napi;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -131,6 +132,30 @@ impl NativeValidator {
             // Where Ajv's generated code overflows the stack; the JS layer throws its RangeError.
             Ok(Err(Invalid::Recursion)) => Some("r".into()),
         })
+    }
+
+    /// The in-process fast path's function body (`new Function('H', body)` makes the
+    /// validating function), or `null` when the schema has none: a keyword the fast path does
+    /// not write, or a lone surrogate in the schema (compiled as a stand-in).
+    #[napi]
+    pub fn fast_js(&self) -> Option<String> {
+        if self.stand_ins {
+            return None;
+        }
+        self.inner.fast_js()
+    }
+}
+
+/// Whether `value` passes the known format `name` (ajv-formats in full mode), for the fast
+/// path's formats that are more than one regular expression; `false` for an unknown name.
+#[napi(js_name = "checkFormat")]
+pub fn check_format(name: String, value: Either<String, f64>) -> bool {
+    let Some(format) = crate::validate::formats::lookup(&name) else {
+        return false;
+    };
+    match value {
+        Either::A(text) => format.check_str(&text),
+        Either::B(number) => format.check_f64(number),
     }
 }
 

@@ -280,6 +280,26 @@ impl Format {
         self.compare.is_some()
     }
 
+    /// The one JavaScript regular expression (source, flags) whose `test` is this format's
+    /// whole check in ajv-formats, for the in-process fast path to run as Ajv does; `None`
+    /// where the check is more than that (a function, or no check).
+    pub fn js_regex(&self) -> Option<(&'static str, &'static str)> {
+        match self.check {
+            Check::Duration => Some(DURATION_JS),
+            Check::UriReference => Some(URI_REFERENCE_JS),
+            Check::UriTemplate => Some(URI_TEMPLATE_JS),
+            Check::Email => Some(EMAIL_JS),
+            Check::Ipv4 => Some(IPV4_JS),
+            Check::Ipv6 => Some(IPV6_JS),
+            Check::Uuid => Some(UUID_JS),
+            Check::JsonPointer => Some(JSON_POINTER_JS),
+            Check::JsonPointerUriFragment => Some(JSON_POINTER_URI_FRAGMENT_JS),
+            Check::RelativeJsonPointer => Some(RELATIVE_JSON_POINTER_JS),
+            Check::Byte => Some(BYTE_JS),
+            _ => None,
+        }
+    }
+
     /// Whether the format is defined as `true` in ajv-formats (`password`, `binary`): the
     /// `format` keyword always passes and the format-limit keywords are ignored (see
     /// [`Format::can_compare`]).
@@ -304,12 +324,11 @@ fn compile(pattern: &str, flags: &str) -> Regex {
 
 /// `duration`: `/^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$/`.
 /// ASCII only, no flags: the answers do not depend on UTF-16 versus UTF-8.
-static DURATION: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$",
-        "",
-    )
-});
+const DURATION_JS: (&str, &str) = (
+    r"^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$",
+    "",
+);
+static DURATION: LazyLock<Regex> = LazyLock::new(|| compile(DURATION_JS.0, DURATION_JS.1));
 
 // The following patterns carry the `i` flag without `u`. In JavaScript, non-Unicode ignoreCase
 // compares `toUpperCase` forms but never maps a non-ASCII character to an ASCII one, so with
@@ -329,81 +348,84 @@ static URI: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `uri-reference`, flag `i`; positive ASCII classes only.
-static URI_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r##"^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$"##,
-        "i",
-    )
-});
+const URI_REFERENCE_JS: (&str, &str) = (
+    r##"^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$"##,
+    "i",
+);
+static URI_REFERENCE: LazyLock<Regex> =
+    LazyLock::new(|| compile(URI_REFERENCE_JS.0, URI_REFERENCE_JS.1));
 
 /// `uri-template`, flag `i`. Its first alternative is a negated class that every non-ASCII
 /// UTF-16 code unit matches; see `uri_template` for how non-ASCII input is handled.
-static URI_TEMPLATE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r##"^(?:(?:[^\x00-\x20"'<>%\\^`{|}]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?)*\})*$"##,
-        "i",
-    )
-});
+const URI_TEMPLATE_JS: (&str, &str) = (
+    r##"^(?:(?:[^\x00-\x20"'<>%\\^`{|}]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?)*\})*$"##,
+    "i",
+);
+static URI_TEMPLATE: LazyLock<Regex> =
+    LazyLock::new(|| compile(URI_TEMPLATE_JS.0, URI_TEMPLATE_JS.1));
 
 /// `email`, flag `i`; positive ASCII classes only.
-static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r##"^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"##,
-        "i",
-    )
-});
+const EMAIL_JS: (&str, &str) = (
+    r##"^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"##,
+    "i",
+);
+static EMAIL: LazyLock<Regex> = LazyLock::new(|| compile(EMAIL_JS.0, EMAIL_JS.1));
 
 /// `ipv4`, no flags, ASCII only.
-static IPV4: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$",
-        "",
-    )
-});
+const IPV4_JS: (&str, &str) = (
+    r"^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$",
+    "",
+);
+static IPV4: LazyLock<Regex> = LazyLock::new(|| compile(IPV4_JS.0, IPV4_JS.1));
 
 /// `ipv6`, flag `i`; positive ASCII classes only.
-static IPV6: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[0-9a-f]{1,4}|((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){5}(((:[0-9a-f]{1,4}){1,2})|:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){4}(((:[0-9a-f]{1,4}){1,3})|((:[0-9a-f]{1,4})?:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){3}(((:[0-9a-f]{1,4}){1,4})|((:[0-9a-f]{1,4}){0,2}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){2}(((:[0-9a-f]{1,4}){1,5})|((:[0-9a-f]{1,4}){0,3}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){1}(((:[0-9a-f]{1,4}){1,6})|((:[0-9a-f]{1,4}){0,4}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(:(((:[0-9a-f]{1,4}){1,7})|((:[0-9a-f]{1,4}){0,5}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:)))$",
-        "i",
-    )
-});
+const IPV6_JS: (&str, &str) = (
+    r"^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[0-9a-f]{1,4}|((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){5}(((:[0-9a-f]{1,4}){1,2})|:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){4}(((:[0-9a-f]{1,4}){1,3})|((:[0-9a-f]{1,4})?:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){3}(((:[0-9a-f]{1,4}){1,4})|((:[0-9a-f]{1,4}){0,2}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){2}(((:[0-9a-f]{1,4}){1,5})|((:[0-9a-f]{1,4}){0,3}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){1}(((:[0-9a-f]{1,4}){1,6})|((:[0-9a-f]{1,4}){0,4}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(:(((:[0-9a-f]{1,4}){1,7})|((:[0-9a-f]{1,4}){0,5}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:)))$",
+    "i",
+);
+static IPV6: LazyLock<Regex> = LazyLock::new(|| compile(IPV6_JS.0, IPV6_JS.1));
 
 /// `uuid`, flag `i`; positive ASCII classes only.
-static UUID: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
-        "i",
-    )
-});
+const UUID_JS: (&str, &str) = (
+    r"^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
+    "i",
+);
+static UUID: LazyLock<Regex> = LazyLock::new(|| compile(UUID_JS.0, UUID_JS.1));
 
 /// `json-pointer`, no flags. `[^~/]` matches one UTF-16 code unit in JS and one code point here;
 /// it only occurs under `*`, so an astral character (two code units) matches in both.
-static JSON_POINTER: LazyLock<Regex> = LazyLock::new(|| compile(r"^(?:\/(?:[^~/]|~0|~1)*)*$", ""));
+const JSON_POINTER_JS: (&str, &str) = (r"^(?:\/(?:[^~/]|~0|~1)*)*$", "");
+static JSON_POINTER: LazyLock<Regex> =
+    LazyLock::new(|| compile(JSON_POINTER_JS.0, JSON_POINTER_JS.1));
 
 /// `json-pointer-uri-fragment`, flag `i`; positive ASCII classes only.
+const JSON_POINTER_URI_FRAGMENT_JS: (&str, &str) = (
+    r"^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$",
+    "i",
+);
 static JSON_POINTER_URI_FRAGMENT: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$",
-        "i",
+        JSON_POINTER_URI_FRAGMENT_JS.0,
+        JSON_POINTER_URI_FRAGMENT_JS.1,
     )
 });
 
 /// `relative-json-pointer`, no flags; `[^~/]` as in `json-pointer`.
+const RELATIVE_JSON_POINTER_JS: (&str, &str) =
+    (r"^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$", "");
 static RELATIVE_JSON_POINTER: LazyLock<Regex> =
-    LazyLock::new(|| compile(r"^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$", ""));
+    LazyLock::new(|| compile(RELATIVE_JSON_POINTER_JS.0, RELATIVE_JSON_POINTER_JS.1));
 
 /// `byte`: `/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/gm` with
 /// `lastIndex` reset before `test`, i.e. a search from the start. Because of `m`, the string
 /// passes when ANY line (split at `\n`, `\r`, U+2028, U+2029; regress uses the same line
 /// terminators) is valid base64, including an empty line: `"!!!\n"` passes. There is no other
 /// length rule.
-static BYTE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
-        "m",
-    )
-});
+const BYTE_JS: (&str, &str) = (
+    r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+    "m",
+);
+static BYTE: LazyLock<Regex> = LazyLock::new(|| compile(BYTE_JS.0, BYTE_JS.1));
 
 // ---------------------------------------------------------------------------------------------
 // uri, uri-template, regex

@@ -8,6 +8,7 @@
 //! tree over a value, reporting what Ajv reports.
 
 mod compile;
+mod fast_js;
 pub mod formats;
 mod issue;
 mod js;
@@ -75,6 +76,12 @@ impl Validator {
     /// throws in JavaScript (a getter) is marked `{"\u0000js": "throws", …}`: `Err` with the
     /// first such marker Ajv's generated code reads (it throws there), else the answer. Other
     /// callers see such a marker as a value of no JSON type.
+    /// The schema as a JavaScript function body for the in-process fast path (see
+    /// [`fast_js`]), or `None` when it uses a keyword that path does not write.
+    pub fn fast_js(&self) -> Option<String> {
+        fast_js::write(&self.program)
+    }
+
     pub fn validate_reading(
         &self,
         value: &mut Value,

@@ -1,0 +1,190 @@
+// The in-process fast path (lib/validate-fast.js, src/validate/fast_js.rs) against the native
+// validator it stands in front of: on every schema of the JSON Schema Test Suite and the seeded
+// generated schemas, both sides, a value the fast path calls valid is valid to the native
+// validator with the same default-filled value, and every value the native validator calls
+// valid is judged by the fast path too (it leaves no plain JSON value to the slower path). Also:
+// its copy is what structuredClone makes, and what it cannot judge still gets the native answer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadCorpus } from './helpers/schema-corpus.mjs';
+import { DEFAULT_SEED, generateCases, mulberry32 } from './helpers/schema-generator.mjs';
+import { answersApart, compileSchema } from '../lib/validate.js';
+import { plainClone } from '../lib/validate-fast.js';
+import { runHandler } from '../index.js';
+
+function compiled(schema, side) {
+  try {
+    return compileSchema(schema, side);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs every value of every schema through both paths; returns the counts and the mismatches. */
+function compare(cases) {
+  const counts = { schemas: 0, withFast: 0, values: 0, fastValid: 0, leftValid: 0 };
+  const mismatches = [];
+  for (const { id, schema, values } of cases) {
+    for (const side of ['input', 'output']) {
+      const validator = compiled(schema, side);
+      if (validator === undefined) continue;
+      counts.schemas++;
+      for (const value of values) {
+        const { hasFast, fast, native } = answersApart(validator, structuredClone(value));
+        if (!hasFast) continue;
+        if (native.threw) {
+          if (fast !== undefined) mismatches.push({ id, side, value, why: 'fast valid where native throws' });
+          continue;
+        }
+        counts.values++;
+        if (fast !== undefined) {
+          counts.fastValid++;
+          if (!native.valid) mismatches.push({ id, side, value, why: 'fast valid, native invalid' });
+          else if (!isSame(fast.value, native.value)) mismatches.push({ id, side, value, why: 'different values', fast: fast.value, native: native.value });
+        } else if (native.valid) {
+          counts.leftValid++;
+          mismatches.push({ id, side, value, why: 'valid, but the fast path left it to native' });
+        }
+      }
+      if (answersApart(validator, null).hasFast) counts.withFast++;
+    }
+  }
+  return { counts, mismatches };
+}
+
+function isSame(a, b) {
+  try {
+    assert.deepStrictEqual(a, b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function report(t, label, { counts, mismatches }) {
+  t.diagnostic(
+    `${label}: ${counts.schemas} compiled schema/side pairs, ${counts.withFast} with a fast path; ${counts.values} values judged, `
+      + `${counts.fastValid} valid on the fast path, ${counts.leftValid} valid ones left to native`,
+  );
+  assert.deepEqual(mismatches.slice(0, 5).map((m) => JSON.stringify(m).slice(0, 400)), []);
+}
+
+test('the JSON Schema Test Suite: the fast path agrees with the native validator', (t) => {
+  const cases = loadCorpus().map((c, i) => ({ id: `${c.file} | ${c.group} #${i}`, schema: c.schema, values: c.tests.map((x) => x.data) }));
+  const result = compare(cases);
+  report(t, 'corpus', result);
+  assert.ok(result.counts.withFast > 150, `only ${result.counts.withFast} schemas have a fast path`);
+  assert.ok(result.counts.fastValid > 200, `only ${result.counts.fastValid} values judged valid on the fast path`);
+});
+
+test('generated schemas: the fast path agrees with the native validator', (t) => {
+  const { cases } = generateCases({ seed: DEFAULT_SEED, count: 6000 });
+  const result = compare(cases);
+  report(t, 'generated', result);
+  assert.ok(result.counts.withFast > 1000, `only ${result.counts.withFast} schemas have a fast path`);
+  assert.ok(result.counts.fastValid > 1500, `only ${result.counts.fastValid} values judged valid on the fast path`);
+});
+
+test('schemas whose keywords the fast path does not write have none, and still validate', () => {
+  for (const schema of [
+    { type: 'object', unevaluatedProperties: false, properties: { a: true } },
+    { $dynamicAnchor: 'n', type: 'object' },
+    { type: 'string', format: 'date', formatMinimum: '2020-01-01' },
+    // A subschema that applies itself to the same value: Ajv's code recurses forever.
+    { anyOf: [{ type: 'string' }, { $ref: '#' }] },
+  ]) {
+    const validator = compileSchema(schema, 'output');
+    assert.equal(answersApart(validator, 'x').hasFast, false, JSON.stringify(schema));
+  }
+  const recursing = compileSchema({ anyOf: [{ type: 'string' }, { $ref: '#' }] }, 'output');
+  assert.throws(() => recursing.validate('x'), RangeError);
+});
+
+test('defaults: filled into a copy, the caller\'s value untouched, fresh objects each time', () => {
+  const validator = compileSchema(
+    { type: 'object', properties: { tags: { type: 'array', default: [] }, n: { type: 'integer', default: 3 }, o: { type: 'object', properties: { x: { default: { y: 1 } } } } } },
+    'input',
+  );
+  const value = { o: {} };
+  const first = validator.validate(value);
+  assert.deepEqual(value, { o: {} });
+  assert.deepEqual(first, { valid: true, value: { o: { x: { y: 1 } }, tags: [], n: 3 } });
+  const second = validator.validate(value);
+  assert.notEqual(first.value.tags, second.value.tags);
+  assert.notEqual(first.value.o.x, second.value.o.x);
+  // Nothing to fill: still a copy on the input side, as the native path answers.
+  const full = { o: { x: 1 }, tags: [], n: 1 };
+  assert.notEqual(validator.validate(full).value, full);
+  assert.deepStrictEqual(validator.validate(full).value, full);
+  // A default named __proto__ is a member, not a prototype.
+  const proto = compileSchema({ type: 'object', properties: { p: { default: { ['__proto__']: { a: 1 } } } } }, 'input');
+  const filled = proto.validate({}).value.p;
+  assert.equal(Object.getPrototypeOf(filled), Object.prototype);
+  assert.deepEqual(Object.keys(filled), ['__proto__']);
+});
+
+test('values the fast path cannot judge get the native answer', () => {
+  const validator = compileSchema({ type: 'object', properties: { when: { type: 'object' }, n: { type: 'number' } } }, 'output');
+  for (const value of [{ when: new Date(0) }, { n: Number.NaN }, { n: 1n }, { when: new Map() }, { n: undefined }]) {
+    const { fast, native } = answersApart(validator, value);
+    // An undefined member is absent to Ajv: the fast path need not look at it.
+    if (!Object.hasOwn(value, 'n') || value.n !== undefined) assert.equal(fast, undefined, String(value.n ?? value.when));
+    assert.deepEqual(validator.validate(value), native);
+  }
+  const getter = { get n() { throw new Error('no n'); } };
+  assert.throws(() => validator.validate(getter), /no n/);
+});
+
+test('plainClone makes what structuredClone makes, or leaves the value to it', () => {
+  const random = mulberry32(7);
+  const scalar = () => [null, true, false, 0, -0, 1.5, -1e300, 'x', '', '\u2028', '\ud800', 1n, undefined, Number.NaN, Number.POSITIVE_INFINITY][Math.floor(random() * 15)];
+  const make = (depth) => {
+    const r = random();
+    if (depth > 4 || r < 0.4) return scalar();
+    if (r < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => make(depth + 1));
+    const object = random() < 0.1 ? Object.create(null) : {};
+    for (let i = Math.floor(random() * 4); i > 0; i--) object[['a', 'b', '10', '2', 'constructor', ''][Math.floor(random() * 6)]] = make(depth + 1);
+    return object;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const value = make(0);
+    const copy = plainClone(value);
+    assert.ok(isSameClone(copy, structuredClone(value)), JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+  }
+  const own = plainClone(JSON.parse('{"__proto__": {"a": 1}, "b": 2}'));
+  assert.equal(Object.getPrototypeOf(own), Object.prototype);
+  assert.deepEqual(Object.keys(own), ['__proto__', 'b']);
+  const shared = { a: 1 };
+  const cyclic = {};
+  cyclic.self = cyclic;
+  // eslint-disable-next-line no-sparse-arrays
+  for (const value of [{ shared, again: shared }, cyclic, [1, , 3], { f() {} }, new Date(0), { d: new Date(0) }, { s: Symbol('s') }]) {
+    assert.throws(() => plainClone(value), (error) => typeof error === 'symbol');
+  }
+});
+
+/** Deep equality that tells -0 from 0, NaN from NaN, and key order, as a copy must keep them. */
+function isSameClone(a, b) {
+  if (typeof a !== 'object' || a === null) return Object.is(a, b);
+  if (typeof b !== 'object' || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Reflect.ownKeys(a);
+  const keysB = Reflect.ownKeys(b);
+  return keysA.length === keysB.length && keysA.every((k, i) => k === keysB[i] && isSameClone(a[k], b[k])) && Object.getPrototypeOf(a) === Object.getPrototypeOf(b);
+}
+
+test('runHandler: the handler gets what structuredClone makes, shared members kept shared', async () => {
+  const tool = { id: 't', modulePath: 'm', inputSchema: { type: 'object', properties: { n: { type: 'integer', default: 1 } } }, outputSchema: {} };
+  const seen = [];
+  const importHandler = async () => ({ default: (input) => (seen.push(input), 'ok') });
+  const shared = { x: 1 };
+  const input = { a: shared, b: shared };
+  assert.deepEqual(await runHandler({ tool, input, ctx: {}, importHandler }), { kind: 'ok', value: 'ok' });
+  assert.equal(seen[0].a, seen[0].b, 'structuredClone keeps one object reached twice as one');
+  assert.notEqual(seen[0].a, shared);
+  assert.equal(seen[0].n, 1);
+  const plain = { list: [1, 2] };
+  await runHandler({ tool, input: plain, ctx: {}, importHandler });
+  assert.notEqual(seen[1], plain, 'a copy even when nothing is filled');
+  assert.deepEqual(seen[1], { list: [1, 2], n: 1 });
+  await assert.rejects(runHandler({ tool, input: { f() {} }, ctx: {}, importHandler }), { name: 'DataCloneError' });
+});

@@ -1,0 +1,805 @@
+//! The in-process fast path: a compiled schema written out as a JavaScript function that says
+//! only whether a value is valid (filling the input side's defaults as it goes), for a caller
+//! that holds the value in JavaScript and would otherwise hand it over as JSON text.
+//!
+//! The function runs on the JavaScript value itself, as Ajv's generated code does, so it needs
+//! no hand-over; it answers `true` (valid) or `false` (not valid, or unsure). Anything it cannot judge exactly as [`super::run`] does (a value JSON has no form
+//! for, a prototype other than `Object.prototype`, a value reached twice) makes the helpers
+//! throw, and the caller asks the full validator, which also writes the issues of an invalid
+//! value. Only schemas whose every keyword has a form here are written; the rest return `None`.
+//!
+//! The helpers the code calls (`kind`, `object`, `array`, `equal`, `unique`, `uniqueScalars`,
+//! `ucs2`, `format`) are in `lib/validate-fast.js`.
+
+use super::compile::{Comparison, Group, JType, Keyword, Node, NodeId, ObjNode, Program};
+use super::formats::FormatType;
+use crate::json::{write_js_number, write_json_str};
+use serde_json::Value;
+use std::fmt::Write;
+
+/// The kinds `kind` returns, one bit each (0 never: an unjudgeable value throws).
+const NULL: u8 = 1;
+const BOOLEAN: u8 = 2;
+const NUMBER: u8 = 4;
+const STRING: u8 = 8;
+const ARRAY: u8 = 16;
+const OBJECT: u8 = 32;
+
+/// The body of `new Function('H', body)`, which returns the validating function; `None` when
+/// the schema uses a keyword the fast path does not write (the caller keeps the full validator).
+pub fn write(program: &Program) -> Option<String> {
+    if program.reads_evaluated || !Shape::of(program).fits() {
+        return None;
+    }
+    let mut writer = Writer {
+        program,
+        out: String::new(),
+        constants: String::new(),
+        next_constant: 0,
+    };
+    for id in 0..program.nodes.len() {
+        writer.node(id)?;
+    }
+    let mut body = String::from(
+        "\"use strict\";\nconst { kind, object, array, equal, unique, uniqueScalars, ucs2, format } = H;\n",
+    );
+    body.push_str(&writer.constants);
+    body.push_str(&writer.out);
+    let _ = writeln!(body, "return n{};", program.root);
+    Some(body)
+}
+
+/// What must hold of the whole program for the fast path to answer as the full validator does.
+struct Shape<'p> {
+    program: &'p Program,
+}
+
+impl<'p> Shape<'p> {
+    fn of(program: &'p Program) -> Shape<'p> {
+        Shape { program }
+    }
+
+    /// No cycle of subschemas applied to the same value (a schema that recurses on one value
+    /// forever makes Ajv's code overflow the stack, an answer the full validator gives), and no
+    /// defaults reachable from a subschema whose failure is not the value's (`anyOf`, `not`, …):
+    /// the fast path stops a subschema at its first failure, Ajv fills the defaults after it.
+    fn fits(&self) -> bool {
+        !self.has_same_value_cycle() && !self.soft_reaches_defaults()
+    }
+
+    fn obj(&self, id: NodeId) -> Option<&'p ObjNode> {
+        match self.program.nodes.get(id) {
+            Some(Node::Obj(obj)) => Some(obj),
+            _ => None,
+        }
+    }
+
+    /// The subschemas a node applies to its own value.
+    fn same_value(&self, id: NodeId) -> Vec<NodeId> {
+        let mut found = Vec::new();
+        for keyword in self.obj(id).into_iter().flat_map(keywords) {
+            match keyword {
+                Keyword::Ref { target, .. } => found.push(*target),
+                Keyword::Not { node, .. } => found.push(*node),
+                Keyword::AnyOf { nodes, .. }
+                | Keyword::OneOf { nodes, .. }
+                | Keyword::AllOf { nodes, .. } => found.extend(nodes),
+                Keyword::If {
+                    cond,
+                    then,
+                    otherwise,
+                    ..
+                } => {
+                    found.push(*cond);
+                    found.extend(then.iter().chain(otherwise).map(|(n, _)| *n));
+                }
+                Keyword::DependentSchemas { deps } => found.extend(deps.iter().map(|d| d.1)),
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// Every subschema a node applies, with whether its failure is the node's own.
+    fn children(&self, id: NodeId) -> Vec<(NodeId, bool)> {
+        let mut found = Vec::new();
+        for keyword in self.obj(id).into_iter().flat_map(keywords) {
+            match keyword {
+                Keyword::Not { node, .. } => found.push((*node, false)),
+                Keyword::AnyOf { nodes, .. } | Keyword::OneOf { nodes, .. } => {
+                    found.extend(nodes.iter().map(|n| (*n, false)))
+                }
+                Keyword::If {
+                    cond,
+                    then,
+                    otherwise,
+                    ..
+                } => {
+                    found.push((*cond, false));
+                    found.extend(then.iter().chain(otherwise).map(|(n, _)| (*n, true)));
+                }
+                Keyword::Contains { node, .. } => found.extend(node.map(|n| (n, false))),
+                Keyword::Ref { target, .. } => found.push((*target, true)),
+                Keyword::AllOf { nodes, .. } => found.extend(nodes.iter().map(|n| (*n, true))),
+                Keyword::DependentSchemas { deps } => {
+                    found.extend(deps.iter().map(|d| (d.1, true)))
+                }
+                Keyword::PrefixItems { nodes } => {
+                    found.extend(nodes.iter().flatten().map(|n| (*n, true)))
+                }
+                Keyword::Items { node, .. } | Keyword::AdditionalProperties { node, .. } => {
+                    found.extend(node.map(|n| (n, true)))
+                }
+                Keyword::PropertyNames { node, .. } => found.push((*node, true)),
+                Keyword::Properties { props } => {
+                    found.extend(props.iter().filter_map(|p| p.1).map(|n| (n, true)))
+                }
+                Keyword::PatternProperties { patterns, .. } => {
+                    found.extend(patterns.iter().filter_map(|p| p.1).map(|n| (n, true)))
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    fn has_same_value_cycle(&self) -> bool {
+        // Depth-first with colours: 1 on the path, 2 done.
+        let mut colour = vec![0u8; self.program.nodes.len()];
+        for start in 0..colour.len() {
+            if colour[start] != 0 {
+                continue;
+            }
+            let mut stack = vec![(start, self.same_value(start), 0usize)];
+            colour[start] = 1;
+            while let Some((node, next, at)) = stack.last_mut() {
+                if let Some(&child) = next.get(*at) {
+                    *at += 1;
+                    match colour.get(child) {
+                        Some(1) => return true,
+                        Some(0) => {
+                            colour[child] = 1;
+                            let grand = self.same_value(child);
+                            stack.push((child, grand, 0));
+                        }
+                        _ => {}
+                    }
+                } else {
+                    colour[*node] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        false
+    }
+
+    fn soft_reaches_defaults(&self) -> bool {
+        let count = self.program.nodes.len();
+        // Nodes from which a default can be filled: a fixed point over the children.
+        let mut fills: Vec<bool> = (0..count)
+            .map(|id| self.obj(id).is_some_and(|o| !o.defaults.is_empty()))
+            .collect();
+        let children: Vec<Vec<(NodeId, bool)>> = (0..count).map(|id| self.children(id)).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for id in 0..count {
+                if !fills[id]
+                    && children[id]
+                        .iter()
+                        .any(|(c, _)| fills.get(*c) == Some(&true))
+                {
+                    fills[id] = true;
+                    changed = true;
+                }
+            }
+        }
+        children
+            .iter()
+            .flatten()
+            .any(|(child, hard)| !hard && fills.get(*child) == Some(&true))
+    }
+}
+
+fn keywords(obj: &ObjNode) -> impl Iterator<Item = &Keyword> {
+    obj.groups.iter().flat_map(|g| g.keywords.iter())
+}
+
+struct Writer<'p> {
+    program: &'p Program,
+    out: String,
+    /// Regular expressions and constant values, made once when the function is created.
+    constants: String,
+    next_constant: usize,
+}
+
+impl Writer<'_> {
+    /// A constant made once (`const cN = expr;`), by name.
+    fn constant(&mut self, expr: &str) -> String {
+        let name = format!("c{}", self.next_constant);
+        self.next_constant += 1;
+        let _ = writeln!(self.constants, "const {name} = {expr};");
+        name
+    }
+
+    fn regex(&mut self, source: &str, flags: &str) -> String {
+        let mut expr = String::from("new RegExp(");
+        write_json_str(&mut expr, source);
+        expr.push_str(", ");
+        write_json_str(&mut expr, flags);
+        expr.push(')');
+        self.constant(&expr)
+    }
+
+    fn node(&mut self, id: NodeId) -> Option<()> {
+        let program = self.program;
+        let _ = write!(self.out, "function n{id}(v) {{ ");
+        match &program.nodes[id] {
+            Node::True | Node::Pending => self.out.push_str("return true; }\n"),
+            Node::False(_) => self.out.push_str("return false; }\n"),
+            Node::Obj(obj) => {
+                // One type: the value must be of it, so it is tested first, exactly, and only
+                // its group can run. Otherwise the kind is read once (it throws for a value
+                // the fast path cannot judge).
+                let single = match obj.types.as_slice() {
+                    [only] => Some(*only),
+                    _ => None,
+                };
+                match single {
+                    Some(only) => {
+                        let _ =
+                            writeln!(self.out, "\n  if (!({})) return false;", single_test(only));
+                    }
+                    None => {
+                        self.out.push_str("const k = kind(v);\n");
+                        if obj.type_first {
+                            let test = types_test(&obj.types);
+                            let _ = writeln!(self.out, "  if (!({test})) return false;");
+                        }
+                    }
+                }
+                for group in &obj.groups {
+                    let kind = match group.group {
+                        Group::Any => None,
+                        Group::Number => Some(NUMBER),
+                        Group::String => Some(STRING),
+                        Group::Array => Some(ARRAY),
+                        Group::Object => Some(OBJECT),
+                    };
+                    match (kind, single) {
+                        (None, _) => {
+                            for keyword in &group.keywords {
+                                self.keyword(keyword, None)?;
+                            }
+                        }
+                        (Some(kind), Some(only)) => {
+                            if type_bit(only) == kind {
+                                if kind == OBJECT {
+                                    self.defaults(&obj.defaults);
+                                }
+                                for keyword in &group.keywords {
+                                    self.keyword(keyword, Some(kind))?;
+                                }
+                            }
+                        }
+                        (Some(kind), None) => {
+                            let _ = writeln!(self.out, "  if (k === {kind}) {{");
+                            if kind == OBJECT {
+                                self.defaults(&obj.defaults);
+                            }
+                            for keyword in &group.keywords {
+                                self.keyword(keyword, Some(kind))?;
+                            }
+                            self.out.push_str("  }");
+                            if group.type_error {
+                                self.out.push_str(" else return false;");
+                            }
+                            self.out.push('\n');
+                        }
+                    }
+                }
+                self.out.push_str("  return true;\n}\n");
+            }
+        }
+        Some(())
+    }
+
+    /// Ajv's `useDefaults`: a member that reads `undefined` gets a fresh copy of its default.
+    fn defaults(&mut self, defaults: &[(String, Value)]) {
+        for (key, default) in defaults {
+            let mut member = String::new();
+            write_json_str(&mut member, key);
+            let mut literal = String::new();
+            write_literal(&mut literal, default);
+            let _ = writeln!(
+                self.out,
+                "    if (v[{member}] === undefined) v[{member}] = {literal};"
+            );
+        }
+    }
+
+    /// One keyword's check, as a statement that returns false where the keyword fails. `group`:
+    /// the kind the value is known to be (inside a type group).
+    fn keyword(&mut self, keyword: &Keyword, group: Option<u8>) -> Option<()> {
+        let out = match keyword {
+            Keyword::Eval(_) => String::new(),
+            Keyword::Ref { target, .. } => format!("if (!n{target}(v)) return false;"),
+            Keyword::Const { value, .. } => format!("if (!({})) return false;", self.equals(value)),
+            Keyword::Enum { values, .. } => {
+                let tests: Vec<String> = values.iter().map(|value| self.equals(value)).collect();
+                if tests.is_empty() {
+                    "return false;".into()
+                } else {
+                    format!("if (!({})) return false;", tests.join(" || "))
+                }
+            }
+            Keyword::Not { node, .. } => format!("if (n{node}(v)) return false;"),
+            Keyword::AnyOf { nodes, .. } => {
+                // Every branch runs, as in Ajv's code: `|` rather than `||`.
+                let calls: Vec<String> = nodes.iter().map(|n| format!("n{n}(v)")).collect();
+                format!("if (!({})) return false;", calls.join(" | "))
+            }
+            Keyword::OneOf { nodes, .. } => {
+                // Once two pass, the rest are not run (Ajv's code nests them in an `else`).
+                let mut text = String::from("{ let passed = 0;");
+                for node in nodes {
+                    let _ = write!(text, " if (n{node}(v) && ++passed === 2) return false;");
+                }
+                text.push_str(" if (passed !== 1) return false; }");
+                text
+            }
+            Keyword::AllOf { nodes, .. } => {
+                let calls: Vec<String> = nodes.iter().map(|n| format!("!n{n}(v)")).collect();
+                if calls.is_empty() {
+                    String::new()
+                } else {
+                    format!("if ({}) return false;", calls.join(" || "))
+                }
+            }
+            Keyword::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                let clause = |c: &Option<(NodeId, _)>| match c {
+                    Some((node, _)) => format!("n{node}(v)"),
+                    None => "true".into(),
+                };
+                format!(
+                    "if (!(n{cond}(v) ? {} : {})) return false;",
+                    clause(then),
+                    clause(otherwise)
+                )
+            }
+            Keyword::NumberLimit { cmp, limit, .. } => {
+                let op = match cmp {
+                    Comparison::Max => "<=",
+                    Comparison::Min => ">=",
+                    Comparison::ExclusiveMax => "<",
+                    Comparison::ExclusiveMin => ">",
+                };
+                format!("if (!(v {op} {})) return false;", number(limit.value))
+            }
+            Keyword::MultipleOf { limit, .. } => {
+                if limit.value == 0.0 {
+                    "return false;".into()
+                } else {
+                    // Ajv's test: the quotient is what parseInt makes of it.
+                    format!(
+                        "{{ const q = v / {}; if (q !== parseInt(q)) return false; }}",
+                        number(limit.value)
+                    )
+                }
+            }
+            Keyword::Format { format, .. } => {
+                let applies = match format.kind {
+                    FormatType::String => STRING,
+                    FormatType::Number => NUMBER,
+                };
+                if group.is_some_and(|g| g != applies) || format.is_unchecked() {
+                    String::new()
+                } else {
+                    let test = match format.js_regex() {
+                        Some((source, flags)) => format!("{}.test(v)", self.regex(source, flags)),
+                        None => {
+                            let mut name = String::new();
+                            write_json_str(&mut name, format.name);
+                            format!("format({name}, v)")
+                        }
+                    };
+                    if group == Some(applies) {
+                        format!("if (!{test}) return false;")
+                    } else {
+                        format!("if (k === {applies} && !{test}) return false;")
+                    }
+                }
+            }
+            Keyword::FormatLimit { .. } => return None,
+            Keyword::MaxLength { limit, .. } => format!(
+                "if (v.length > {0} && ucs2(v) > {0}) return false;",
+                number(limit.value)
+            ),
+            Keyword::MinLength { limit, .. } => format!(
+                "if (v.length < {0} || ucs2(v) < {0}) return false;",
+                number(limit.value)
+            ),
+            Keyword::Pattern { pattern, .. } => {
+                let regex = self.regex(&pattern.source, "u");
+                format!("if (!{regex}.test(v)) return false;")
+            }
+            Keyword::MaxItems { limit, .. } => {
+                format!("if (v.length > {}) return false;", number(limit.value))
+            }
+            Keyword::MinItems { limit, .. } => {
+                format!("if (v.length < {}) return false;", number(limit.value))
+            }
+            Keyword::MaxProperties { limit, .. } => format!(
+                "if (Object.keys(v).length > {}) return false;",
+                number(limit.value)
+            ),
+            Keyword::MinProperties { limit, .. } => format!(
+                "if (Object.keys(v).length < {}) return false;",
+                number(limit.value)
+            ),
+            Keyword::PrefixItems { nodes } => {
+                let mut text = String::new();
+                for (i, node) in nodes.iter().enumerate() {
+                    if let Some(node) = node {
+                        let _ = write!(
+                            text,
+                            "if (v.length > {i} && !n{node}(v[{i}])) return false; "
+                        );
+                    }
+                }
+                text
+            }
+            Keyword::Items {
+                node,
+                from,
+                false_after_prefix,
+                ..
+            } => match node {
+                Some(node) => format!(
+                    "for (let i = {from}; i < v.length; i++) if (!n{node}(v[i])) return false;"
+                ),
+                None if *false_after_prefix => format!("if (v.length > {from}) return false;"),
+                None => String::new(),
+            },
+            Keyword::Contains { node, min, max, .. } => {
+                let max_text = max.map(number);
+                let mut text = String::from("{ let count = 0;");
+                match node {
+                    None => text.push_str(" count = v.length;"),
+                    Some(node) => {
+                        let stop = match &max_text {
+                            None => format!("count >= {}", number(*min)),
+                            Some(max) => format!("count > {max}"),
+                        };
+                        let _ = write!(
+                            text,
+                            " for (let i = 0; i < v.length; i++) if (n{node}(v[i]) && (++count, {stop})) break;"
+                        );
+                    }
+                }
+                let _ = write!(text, " if (count < {}", number(*min));
+                if let Some(max) = max_text {
+                    let _ = write!(text, " || count > {max}");
+                }
+                text.push_str(") return false; }");
+                text
+            }
+            Keyword::UniqueItems { scalar_types, .. } => match scalar_types {
+                Some(types) => format!(
+                    "if (!uniqueScalars(v, {})) return false;",
+                    types.iter().fold(0, |bits, t| bits | type_bit(*t))
+                ),
+                None => "if (!unique(v)) return false;".into(),
+            },
+            Keyword::UnevaluatedItems { .. }
+            | Keyword::UnevaluatedProperties { .. }
+            | Keyword::DynamicAnchor { .. }
+            | Keyword::DynamicRef { .. } => return None,
+            Keyword::Required { names, .. } => {
+                let tests: Vec<String> = names
+                    .iter()
+                    .map(|n| format!("v[{}] === undefined", js_str(n)))
+                    .collect();
+                if tests.is_empty() {
+                    String::new()
+                } else {
+                    format!("if ({}) return false;", tests.join(" || "))
+                }
+            }
+            Keyword::PropertyNames { node, .. } => {
+                format!("for (const key in v) if (!n{node}(key)) return false;")
+            }
+            Keyword::AdditionalProperties {
+                node,
+                is_false,
+                props,
+                patterns,
+                ..
+            } => {
+                if node.is_none() && !is_false {
+                    String::new()
+                } else {
+                    let mut declared: Vec<String> = props
+                        .iter()
+                        .map(|p| format!("key === {}", js_str(p)))
+                        .collect();
+                    for pattern in patterns {
+                        let regex = self.regex(&pattern.source, "u");
+                        declared.push(format!("{regex}.test(key)"));
+                    }
+                    let skip = if declared.is_empty() {
+                        String::new()
+                    } else {
+                        format!("if ({}) continue; ", declared.join(" || "))
+                    };
+                    let check = match node {
+                        Some(node) if !is_false => format!("if (!n{node}(v[key])) return false;"),
+                        _ => "return false;".into(),
+                    };
+                    format!("for (const key in v) {{ {skip}{check} }}")
+                }
+            }
+            Keyword::Properties { props } => {
+                let mut text = String::new();
+                for (key, node, _) in props {
+                    if let Some(node) = node {
+                        let _ = write!(
+                            text,
+                            "{{ const m = v[{}]; if (m !== undefined && !n{node}(m)) return false; }} ",
+                            js_str(key)
+                        );
+                    }
+                }
+                text
+            }
+            Keyword::PatternProperties { patterns, .. } => {
+                let mut text = String::new();
+                for (pattern, node) in patterns {
+                    if let Some(node) = node {
+                        let regex = self.regex(&pattern.source, "u");
+                        let _ = write!(
+                            text,
+                            "for (const key in v) if ({regex}.test(key) && !n{node}(v[key])) return false; "
+                        );
+                    }
+                }
+                text
+            }
+            Keyword::DependentRequired { deps, .. } => {
+                let mut text = String::new();
+                for (property, names) in deps {
+                    let missing: Vec<String> = names
+                        .iter()
+                        .map(|n| format!("v[{}] === undefined", js_str(n)))
+                        .collect();
+                    if !missing.is_empty() {
+                        let _ = write!(
+                            text,
+                            "if (v[{}] !== undefined && ({})) return false; ",
+                            js_str(property),
+                            missing.join(" || ")
+                        );
+                    }
+                }
+                text
+            }
+            Keyword::DependentSchemas { deps } => {
+                let mut text = String::new();
+                for (property, node, _) in deps {
+                    let _ = write!(
+                        text,
+                        "if (v[{}] !== undefined && !n{node}(v)) return false; ",
+                        js_str(property)
+                    );
+                }
+                text
+            }
+        };
+        if !out.is_empty() {
+            let _ = writeln!(self.out, "    {out}");
+        }
+        Some(())
+    }
+
+    /// A test that `v` equals `value` as Ajv compares (`===`, fast-deep-equal for objects).
+    fn equals(&mut self, value: &Value) -> String {
+        match value {
+            Value::Object(_) | Value::Array(_) => {
+                let mut literal = String::new();
+                write_literal(&mut literal, value);
+                let constant = self.constant(&literal);
+                format!("equal(v, {constant})")
+            }
+            other => {
+                let mut literal = String::new();
+                write_literal(&mut literal, other);
+                format!("v === {literal}")
+            }
+        }
+    }
+}
+
+fn type_bit(t: JType) -> u8 {
+    match t {
+        JType::Null => NULL,
+        JType::Boolean => BOOLEAN,
+        JType::Number | JType::Integer => NUMBER,
+        JType::String => STRING,
+        JType::Array => ARRAY,
+        JType::Object => OBJECT,
+    }
+}
+
+/// Whether `v` is of type `t`, read directly: exact for scalars (a value JSON has no form for is
+/// of none, as for the native validator); `object` and `array` throw for an object the fast
+/// path cannot judge.
+fn single_test(t: JType) -> String {
+    match t {
+        JType::Null => "v === null".into(),
+        JType::Boolean => "typeof v === \"boolean\"".into(),
+        JType::Number => "typeof v === \"number\" && v - v === 0".into(),
+        JType::Integer => "typeof v === \"number\" && v % 1 === 0".into(),
+        JType::String => "typeof v === \"string\"".into(),
+        JType::Array => "array(v)".into(),
+        JType::Object => "object(v)".into(),
+    }
+}
+
+/// Whether the value of kind `k` is of one of `types`.
+fn types_test(types: &[JType]) -> String {
+    let tests: Vec<String> = types
+        .iter()
+        .map(|t| match t {
+            JType::Integer => format!("(k === {NUMBER} && v % 1 === 0)"),
+            other => format!("k === {}", type_bit(*other)),
+        })
+        .collect();
+    if tests.is_empty() {
+        "true".into()
+    } else {
+        tests.join(" || ")
+    }
+}
+
+fn number(x: f64) -> String {
+    let mut out = String::from("(");
+    write_js_number(&mut out, x);
+    out.push(')');
+    out
+}
+
+fn js_str(s: &str) -> String {
+    let mut out = String::new();
+    write_json_str(&mut out, s);
+    out
+}
+
+/// A JSON value as a JavaScript expression that makes a fresh copy of it. A member named
+/// `__proto__` is written as a computed key, which makes a member rather than a prototype.
+fn write_literal(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            out.push('(');
+            write_js_number(out, n.as_f64().unwrap_or(f64::NAN));
+            out.push(')');
+        }
+        Value::String(s) => write_json_str(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_literal(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, member)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if key == "__proto__" {
+                    out.push('[');
+                    write_json_str(out, key);
+                    out.push(']');
+                } else {
+                    write_json_str(out, key);
+                }
+                out.push(':');
+                write_literal(out, member);
+            }
+            out.push('}');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Side, Validator};
+    use serde_json::{json, Value};
+
+    fn body(schema: Value, side: Side) -> Option<String> {
+        Validator::compile(&schema, side)
+            .expect("compiles")
+            .fast_js()
+    }
+
+    #[test]
+    fn common_keywords_are_written() {
+        let written = body(
+            json!({"type": "object", "required": ["id"], "additionalProperties": false,
+                   "properties": {"id": {"type": "string", "format": "uuid"},
+                                  "n": {"type": "integer", "minimum": 1, "default": 3},
+                                  "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "uniqueItems": true},
+                                  "at": {"type": "string", "format": "date-time"},
+                                  "one": {"oneOf": [{"type": "string"}, {"type": "number"}]}}}),
+            Side::Input,
+        )
+        .expect("a fast path");
+        // uuid is one regular expression, run by V8 as ajv-formats runs it; date-time is a
+        // function, asked of the native check.
+        assert!(written.contains(r#"new RegExp("^(?:urn:uuid:)?[0-9a-f]{8}-"#));
+        assert!(written.contains(r#"format("date-time", v)"#));
+        assert!(written.contains(r#"if (v["n"] === undefined) v["n"] = (3);"#));
+        assert!(written.contains(r#"uniqueScalars(v, 8)"#) || written.contains("unique(v)"));
+        assert!(written.contains("++passed === 2"));
+    }
+
+    #[test]
+    fn keywords_without_a_fast_form_leave_the_schema_to_the_validator() {
+        for schema in [
+            json!({"type": "object", "unevaluatedProperties": false, "properties": {"a": true}}),
+            json!({"$dynamicAnchor": "n", "type": "object"}),
+            json!({"type": "string", "format": "date", "formatMinimum": "2020-01-01"}),
+        ] {
+            assert_eq!(body(schema.clone(), Side::Output), None, "{schema}");
+        }
+    }
+
+    #[test]
+    fn a_subschema_applied_to_its_own_value_forever_has_no_fast_path() {
+        assert_eq!(
+            body(
+                json!({"anyOf": [{"type": "string"}, {"$ref": "#"}]}),
+                Side::Output
+            ),
+            None
+        );
+        // Recursion through the data is bounded by the data: written.
+        assert!(body(
+            json!({"type": "object", "properties": {"child": {"$ref": "#"}}}),
+            Side::Output
+        )
+        .is_some());
+    }
+
+    #[test]
+    fn defaults_reached_from_a_branch_that_may_fail_have_no_fast_path() {
+        let schema = json!({
+            "$defs": {"d": {"type": "object", "properties": {"a": {"default": 1}, "d": {"$ref": "#/$defs/d"}}}},
+            "anyOf": [{"$ref": "#/$defs/d"}, {"type": "string"}]
+        });
+        assert_eq!(body(schema.clone(), Side::Input), None);
+        // The output side fills nothing: written.
+        assert!(body(schema, Side::Output).is_some());
+    }
+
+    #[test]
+    fn literals_make_members_named_proto() {
+        let mut out = String::new();
+        super::write_literal(
+            &mut out,
+            &json!({"__proto__": {"a": [1, -0.5, "x"]}, "b": null}),
+        );
+        assert_eq!(out, r#"{["__proto__"]:{"a":[(1),(-0.5),"x"]},"b":null}"#);
+    }
+}
