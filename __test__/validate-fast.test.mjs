@@ -188,3 +188,62 @@ test('runHandler: the handler gets what structuredClone makes, shared members ke
   assert.deepEqual(seen[1], { list: [1, 2], n: 1 });
   await assert.rejects(runHandler({ tool, input: { f() {} }, ctx: {}, importHandler }), { name: 'DataCloneError' });
 });
+
+test('formats on the fast path answer as ajv-formats does, on seeded mutations of each format\'s examples', async () => {
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const addFormatsModule = await import('ajv-formats');
+  const addFormats = addFormatsModule.default.default ?? addFormatsModule.default;
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  addFormats(ajv);
+  const examples = {
+    date: ['2024-02-29', '2023-02-29', '1900-02-29', '2000-02-29', '2026-12-31', '2026-13-01', '2026-00-10'],
+    time: ['23:59:60Z', '23:59:60+00:00', '00:59:60+01:00', '12:30:00.123z', '12:30:00+05:30', '12:30:00', '24:00:00Z', '12:30:00+0530'],
+    'iso-time': ['12:30:00', '23:59:60', '12:30:00.5-08', '12:30:00+24:00'],
+    'date-time': ['2026-12-01T22:38:19Z', '2026-12-01t22:38:19.5+13:00', '2026-12-01 22:38:19Z', '2026-12-01\u00a022:38:19Z', '2016-12-31T23:59:60Z'],
+    'iso-date-time': ['2026-12-01T22:38:19', '2026-12-01T22:38:19+01', '2026-12-01TT22:38:19'],
+    hostname: ['example.com', 'a.b-c.d.', `${'a'.repeat(63)}.com`, `${'a'.repeat(64)}.com`, '-a.com', 'xn--nxasmq6b.com'],
+    regex: ['^a+$', '[', 'a\\Z', '\\\\Z', '(?<n>x)\\k<n>', 'a{2,1}', '\\u{1F600}'],
+    uri: ['http://a/b?c#d', 'urn:x:y', '//a/b', 'a:b c'],
+    url: ['https://example.com/a?b=c', 'ftp://x.y/z', 'http://a:@b'],
+    uuid: ['123e4567-e89b-42d3-a456-426614174000', 'urn:uuid:123E4567-E89B-42D3-A456-426614174000', '123e4567e89b42d3a456426614174000'],
+    email: ['a.b+c@example.co.nz', 'a..b@example.com', '@x.com', 'a@b'],
+    ipv4: ['192.168.0.1', '256.1.1.1', '01.2.3.4'],
+    ipv6: ['::1', '2001:db8::ff00:42:8329', '1::2::3', '::ffff:192.168.0.1'],
+    duration: ['P1Y2M3DT4H5M6S', 'PT', 'P2W', 'P1W2D'],
+    byte: ['aGVsbG8=', 'aGVsbG8', '!!!\n'],
+    'json-pointer': ['/a/b~0~1', '/a~2', ''],
+    'relative-json-pointer': ['0/a', '1#', '01/a'],
+  };
+  const random = mulberry32(2026);
+  const alphabet = ['0', '1', '9', '2', '-', ':', '.', 'T', 't', 'Z', 'z', '+', '/', '@', ' ', '\u00a0', '~', 'a', 'F', 'é', '\ud83d\ude00', '\\', '[', '%', '#'];
+  const mutate = (text) => {
+    const at = Math.floor(random() * (text.length + 1));
+    const pick = alphabet[Math.floor(random() * alphabet.length)];
+    switch (Math.floor(random() * 3)) {
+      case 0: return text.slice(0, at) + pick + text.slice(at + 1);
+      case 1: return text.slice(0, at) + pick + text.slice(at);
+      default: return text.slice(0, at) + text.slice(at + 1);
+    }
+  };
+  let judged = 0;
+  for (const [format, seeds] of Object.entries(examples)) {
+    const oracle = ajv.compile({ type: 'string', format });
+    const validator = compileSchema({ type: 'string', format }, 'output');
+    for (const seed of seeds) {
+      let text = seed;
+      for (let i = 0; i < 300; i++) {
+        const { fast, hasFast } = answersApart(validator, text);
+        assert.ok(hasFast, format);
+        assert.equal(fast !== undefined, oracle(text), `${format}: ${JSON.stringify(text)}`);
+        judged++;
+        text = random() < 0.2 ? seed : mutate(text);
+      }
+    }
+  }
+  for (const [format, values] of [['int32', [0, 2147483647, 2147483648, -2147483648, -2147483649, 1.5]], ['int64', [2 ** 53, 1e300, 0.5]], ['float', [1.5]], ['double', [-0]]]) {
+    const oracle = ajv.compile({ type: 'number', format });
+    const validator = compileSchema({ type: 'number', format }, 'output');
+    for (const value of values) assert.equal(answersApart(validator, value).fast !== undefined, oracle(value), `${format}: ${value}`);
+  }
+  assert.ok(judged > 10_000);
+});

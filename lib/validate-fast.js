@@ -4,7 +4,7 @@
 // function says only "valid" (filling defaults as it goes) or "not sure": an invalid value,
 // and any value it cannot judge exactly as the native validator does, goes to the native
 // validator, which also writes the issues.
-import { native } from './native.js';
+import { formatter } from './validate-formats.js';
 
 /** Thrown by the helpers for a value the fast path leaves to the native validator. */
 const UNSURE = Symbol('unsure');
@@ -116,7 +116,7 @@ function ucs2(text) {
   return count;
 }
 
-const HELPERS = Object.freeze({ kind, object, array, equal, unique, uniqueScalars, ucs2, format: native.checkFormat });
+const HELPERS = Object.freeze({ kind, object, array, equal, unique, uniqueScalars, ucs2, formatter });
 
 /**
  * The validating function for a native validator, or `undefined` where it has none. It
