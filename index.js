@@ -35,5 +35,5 @@ export {
 } from './lib/kindgi-index.js';
 export { compileSchema } from './lib/validate.js';
 export { runHandler, runCheck } from './lib/handler-runner.js';
-export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './lib/pack-service.js';
+export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './lib/pack-service/config.js';
 export { NATIVE_ERROR_CODES } from './lib/errors.js';

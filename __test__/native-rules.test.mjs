@@ -2,7 +2,7 @@
 // declarations that cannot read it (the .d.ts files) must say the same.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { native } from '../lib/native.js';
 import { NATIVE_ERROR_CODES } from '../lib/errors.js';
 
@@ -17,9 +17,15 @@ test('NATIVE_ERROR_CODES is native\'s list, and errors.d.ts declares the same co
   assert.deepEqual(members, [...NATIVE_ERROR_CODES]);
 });
 
-test('the service defaults are the core\'s: pack-service.js and supervisor.js read them from native', () => {
+/** The pack service's JavaScript: its public entry and every part of it. */
+const PACK_SERVICE_FILES = ['pack-service.js', ...readdirSync(new URL('../lib/pack-service/', import.meta.url)).map((f) => `pack-service/${f}`)];
+
+test('the service defaults are the core\'s: the service and supervisor.js read them from native', () => {
   assert.deepEqual(native.serviceDefaults(), { maxConcurrency: 32, maxBodyBytes: 10 * 1024 * 1024, defaultTimeoutMs: 120_000 });
-  for (const file of ['pack-service.js', 'supervisor.js']) {
+  for (const file of PACK_SERVICE_FILES.concat('supervisor.js')) {
+    assert.doesNotMatch(declared(file), /10 \* 1024 \* 1024|120_000/, `${file} repeats a default`);
+  }
+  for (const file of ['pack-service/service.js', 'supervisor.js']) {
     const source = declared(file);
     assert.match(source, /native\.serviceDefaults\(\)/, file);
     assert.doesNotMatch(source, /10 \* 1024 \* 1024|120_000/, `${file} repeats a default`);
@@ -35,7 +41,7 @@ test('the log levels\' ranks and the redaction depth are native\'s', () => {
     { name: 'error', rank: 50 },
   ]);
   assert.equal(native.maxRedactDepth(), 8);
-  const source = declared('logs.js');
+  const source = declared('log-records.js');
   assert.match(source, /native\.logLevelRanks\(\)/);
   assert.match(source, /const MAX_DEPTH = native\.maxRedactDepth\(\);/);
 });
@@ -47,6 +53,45 @@ test('the tenant-id rule is native\'s: trimmed, blank pins nothing, and what no 
   for (const bad of ['a\0b', 'a\x7f', 'a\rb', 'tenant\u0100', '\uD800']) {
     assert.match(native.pinnedTenant(bad).refusal, /^may hold only what an HTTP header can carry/, JSON.stringify(bad));
   }
-  const source = declared('pack-service.js');
-  assert.doesNotMatch(source, /NOT_A_HEADER_VALUE|\\x80-\\xff/, 'pack-service.js has a header-value rule of its own');
+  for (const file of PACK_SERVICE_FILES) {
+    assert.doesNotMatch(declared(file), /NOT_A_HEADER_VALUE|\\x80-\\xff/, `${file} has a header-value rule of its own`);
+  }
+});
+
+test('the runner\'s failure messages are native\'s templates, and no JavaScript file words them again', async () => {
+  const templates = Object.fromEntries(native.runnerMessages().map(({ name, template }) => [name, template]));
+  assert.deepEqual(templates, {
+    toolInputSchemaRefused: 'Tool "{id}" input schema failed to compile: {thrown}',
+    toolInputUnreadable: 'Tool "{id}" input cannot be validated: {thrown}',
+    toolInputInvalid: 'Tool "{id}" input failed validation',
+    handlerImportFailed: "Failed to import handler module '{path}': {thrown}",
+    handlerShapeInvalid: "Handler module '{path}' does not export a handler function (looked for default / handler / run)",
+    handlerThrew: 'Handler for tool "{id}" threw: {thrown}',
+    toolOutputSchemaRefused: 'Tool "{id}" output schema failed to compile: {thrown}',
+    toolOutputUnreadable: 'Tool "{id}" handler produced output that cannot be validated: {thrown}',
+    toolOutputInvalid: 'Tool "{id}" handler produced output that failed validation',
+    checkConfigSchemaRefused: 'Check "{id}" config schema failed to compile: {thrown}',
+    checkConfigUnreadable: 'Check "{id}" config cannot be validated: {thrown}',
+    checkConfigInvalid: 'Check "{id}" config failed validation{issue}',
+    checkImportFailed: "Failed to import check module '{path}': {thrown}",
+    checkShapeInvalid: "Check module '{path}' does not export a check with .evaluate() (looked for default / check / bare export with evaluate)",
+    checkThrew: 'Check "{id}" evaluate() threw: {thrown}',
+  });
+  const { runnerMessage } = await import('../lib/runner-messages.js');
+  // Filled once: a value that holds a slot's text stays as it is; lone surrogates are kept.
+  assert.equal(runnerMessage('handlerThrew', { id: '{thrown}', thrown: 'Error: \uD800 $&' }), 'Handler for tool "{thrown}" threw: Error: \uD800 $&');
+  for (const file of ['handler-runner.js', ...PACK_SERVICE_FILES]) {
+    assert.doesNotMatch(declared(file), /failed validation|failed to compile|cannot be validated|does not export a|Failed to import|\bthrew: /, `${file} words a runner message`);
+  }
+});
+
+test('the node:http listener writes the status and headers native gives it', () => {
+  const failure = native.nodeFailureAnswer('{"error":"é"}');
+  assert.deepEqual(failure, {
+    status: 500,
+    headers: ['content-type', 'application/json; charset=utf-8', 'content-length', '14'],
+    body: '{"error":"é"}',
+  });
+  const source = declared('pack-service/node-handler.js');
+  assert.doesNotMatch(source, /\b413\b|\\d\+|retry-after|kindgi-duration-ms|kindgi-artifact-version|content-type'\]?:|byteLength|maxBodyBytes/, 'node-handler.js decides HTTP of its own');
 });

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
@@ -24,6 +24,7 @@ import { indexHash, readPackServiceConfig } from '../index.js';
 import { createPackService, startPackService } from '../lib/pack-service.js';
 import { FIT_TEXT, MIN_LENGTH_ID, minLengthModule } from './helpers/min-length-check.mjs';
 import { send } from './helpers/random-requests.mjs';
+import { startService } from './helpers/service.mjs';
 import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,29 +44,10 @@ const slowCheck = await fixtureModule('guardrails/slow.mjs');
  * TypeScript API: a node:http server of the caller's with `service.handle` as its listener).
  * `prewarm: false` leaves it cold.
  */
-async function started({ transport = 'listen', prewarm = true, ...options } = {}) {
+async function started(options = {}) {
   const events = [];
-  const service = createPackService({
-    index: packIndex,
-    resolveModule: (p) => resolve(packRoot, p),
-    token: TOKEN,
-    env: {},
-    logger: (e) => events.push(e),
-    ...options,
-  });
-  if (prewarm) assert.deepEqual(await service.prewarm(), []);
-  if (transport === 'listen') {
-    const port = await service.listen(0, '127.0.0.1');
-    return { service, events, stop: () => service.stop(100), ...client(port) };
-  }
-  const server = createServer(service.handle);
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const stop = async () => {
-    await service.stop(100);
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  };
-  return { service, events, stop, ...client(server.address().port) };
+  const { service, port, stop } = await startService({ packRoot, index: packIndex, token: TOKEN, events, ...options });
+  return { service, events, stop, ...client(port) };
 }
 
 /** fetch helpers bound to a port; every answer is read to its end. */
@@ -596,11 +578,17 @@ serviceTest('PS 32: maxBodyBytes 256 with a body over 1 kB → 413, by content-l
     const declared = await invoke(big);
     assert.equal(declared.status, 413);
     assert.equal(declared.text, '{"error":"Request body too large"}');
+    // The status and headers are the core's on both transports (`handle` writes them as given).
+    assert.equal(declared.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(declared.headers.get('content-length'), '34');
+    assert.equal(declared.headers.get('retry-after'), null);
     const chunked = await postChunked(port, [big.slice(0, 600), big.slice(600)]);
     assert.deepEqual(chunked, { status: 413, text: '{"error":"Request body too large"}' });
     assert.equal(service.inFlight(), 0);
     const small = await invoke(tool('fixture.echo', { text: 'ok' }));
     assert.equal(small.text, '{"v":2,"kind":"result","output":{"text":"ok","n":1}}');
+    assert.equal(small.headers.get('content-length'), String(small.text.length));
+    assert.match(small.headers.get('kindgi-duration-ms'), /^\d+$/);
     await until(() => callEvents(events).length === 1, 'the call event');
     assert.deepEqual(callEvents(events), ['tool fixture.echo ok']);
   } finally {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createPackService } from '../lib/pack-service.js';
-import { behindNode } from './helpers/behind-node.mjs';
+import { behindNode, startService } from './helpers/service.mjs';
 import { exchange } from './helpers/raw-exchange.mjs';
 import { until } from './helpers/until.mjs';
 
@@ -114,15 +114,7 @@ const index = {
 };
 
 async function start() {
-  const service = createPackService({
-    index,
-    resolveModule: (p) => p,
-    token: TOKEN,
-    env: {},
-    importModule: async (p) => modules[p],
-  });
-  await service.prewarm();
-  const port = await service.listen(0, '127.0.0.1');
+  const { service, port } = await startService({ index, token: TOKEN, resolveModule: (p) => p, importModule: async (p) => modules[p] });
   const post = async (body, headers = {}) => {
     const res = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
       method: 'POST',

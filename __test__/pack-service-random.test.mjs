@@ -3,12 +3,10 @@
 // deadlines that fire and callers that leave, both served by Rust and behind `handle`, and every request gets an HTTP answer or a close,
 // every 200 is a protocol message, and no call keeps its slot. KINDGI_RANDOM_CASES runs more.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createPackService } from '../lib/pack-service.js';
-import { behindNode } from './helpers/behind-node.mjs';
+import { startService } from './helpers/service.mjs';
 import { randomCases, send, sendRandomRequests } from './helpers/random-requests.mjs';
 
 const TOKEN = 'random-token';
@@ -16,19 +14,7 @@ const packDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'js-pa
 const echo = '{"v":2,"kind":"invoke","tool":{"id":"fixture.echo"},"input":{"text":"hi"},"ctx":{"tenantId":"t","runId":"r"}}';
 
 /** The service on loopback: served by Rust (`listen`) or by node:http with `service.handle`. */
-async function serve(transport) {
-  const index = JSON.parse(await readFile(join(packDir, 'index.json'), 'utf8'));
-  const service = createPackService({
-    index,
-    token: TOKEN,
-    env: {},
-    maxConcurrency: 24,
-    resolveModule: (modulePath) => join(packDir, modulePath),
-  });
-  assert.deepEqual(await service.prewarm(), []);
-  if (transport === 'listen') return { service, port: await service.listen(0, '127.0.0.1'), stop: () => service.stop(100) };
-  return { service, ...(await behindNode(service)) };
-}
+const serve = (transport) => startService({ packRoot: packDir, token: TOKEN, maxConcurrency: 24, transport });
 
 for (const transport of ['listen', 'handle']) {
   test(`random requests through the JavaScript handlers get answers and lose no call (${transport})`, async () => {

@@ -7,26 +7,18 @@
 // lists as read differently (see "HTTP parsing is hyper's, not Node's"), and the framing of
 // the bodiless refusals (Node's are chunked). KINDGI_RANDOM_CASES runs more.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createPackService } from '../lib/pack-service.js';
-import { behindNode } from './helpers/behind-node.mjs';
+import { startService } from './helpers/service.mjs';
 import { comparable, exchange, sameAnswers } from './helpers/raw-exchange.mjs';
 import { randomCases, rng } from './helpers/random-requests.mjs';
 
 const TOKEN = 'transport-token';
 const packDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'js-pack');
 
-async function serveBoth(options = {}) {
-  const index = JSON.parse(await readFile(join(packDir, 'index.json'), 'utf8'));
-  const service = createPackService({ index, token: TOKEN, env: {}, resolveModule: (modulePath) => join(packDir, modulePath), ...options });
-  assert.deepEqual(await service.prewarm(), []);
-  const hyperPort = await service.listen(0, '127.0.0.1');
-  const { port: nodePort, stop } = await behindNode(service);
-  return { hyperPort, nodePort, stop };
-}
+/** The service served by hyper (`hyperPort`) and behind Node's server (`nodePort`) at once. */
+const serveBoth = (options = {}) => startService({ packRoot: packDir, token: TOKEN, ...options, transport: 'both' });
 
 test('HTTP/1.0 requests get the same answers and connection handling from hyper as from Node', async () => {
   const { hyperPort, nodePort, stop } = await serveBoth();

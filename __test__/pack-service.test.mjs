@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackService } from '../lib/pack-service.js';
+import { startService } from './helpers/service.mjs';
 import { until } from './helpers/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,17 +18,7 @@ const ctx = { tenantId: 't1', runId: 'r1' };
 
 async function started(options = {}) {
   const events = [];
-  const service = createPackService({
-    index: fixtureIndex,
-    resolveModule: (p) => resolve(packRoot, p),
-    token: TOKEN,
-    env: {},
-    logger: (e) => events.push(e),
-    ...options,
-  });
-  const failures = await service.prewarm();
-  assert.deepEqual(failures, []);
-  const port = await service.listen(0, '127.0.0.1');
+  const { service, port } = await startService({ packRoot, index: fixtureIndex, token: TOKEN, events, ...options });
   const url = (path) => `http://127.0.0.1:${port}${path}`;
   const invoke = async (body, headers = {}, signal) => {
     const res = await fetch(url('/v1/invoke'), {

@@ -3,6 +3,7 @@
 // importing the module, finding the handler, Zod, calling it.
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runnerMessage } from './runner-messages.js';
 import { compileSchema, validateClone, validateReading } from './validate.js';
 
 // Reading what pack code threw can throw again (a getter, a Proxy trap, a value `String()`
@@ -98,12 +99,12 @@ export async function parseWithZod(schema, value) {
   return { ok: true, value: result.value };
 }
 
-function compileOrFail(schema, side, code, what, toolId) {
+function compileOrFail(schema, side, code, refused, toolId) {
   try {
     return { validator: compileSchema(schema, side) };
   } catch (cause) {
     return {
-      failure: fail(code, `${what} schema failed to compile: ${describeThrow(cause)}`, {
+      failure: fail(code, runnerMessage(refused, { id: toolId, thrown: describeThrow(cause) }), {
         toolId,
         cause: serializeCause(cause),
       }),
@@ -115,7 +116,7 @@ export async function runHandler(options) {
   const { tool, input, ctx } = options;
   const importHandler = options.importHandler ?? importPath;
 
-  const input_ = compileOrFail(tool.inputSchema, 'input', 'input-validation-failed', `Tool "${tool.id}" input`, tool.id);
+  const input_ = compileOrFail(tool.inputSchema, 'input', 'input-validation-failed', 'toolInputSchemaRefused', tool.id);
   if (input_.failure) return input_.failure;
   // TypeScript validates a structured clone, made outside any try: what the clone refuses (a
   // function, a getter that throws) rejects, as does what Ajv's validate throws (below).
@@ -127,7 +128,7 @@ export async function runHandler(options) {
       checked = validateReading(input_.validator, copy, true);
     } catch (cause) {
       // A value JSON cannot hold (a cycle): refused here (see docs/known-differences.md).
-      return fail('input-validation-failed', `Tool "${tool.id}" input cannot be validated: ${describeThrow(cause)}`, {
+      return fail('input-validation-failed', runnerMessage('toolInputUnreadable', { id: tool.id, thrown: describeThrow(cause) }), {
         toolId: tool.id,
         cause: serializeCause(cause),
       });
@@ -135,7 +136,7 @@ export async function runHandler(options) {
   }
   if (checked.threw) throw checked.cause;
   if (!checked.valid) {
-    return fail('input-validation-failed', `Tool "${tool.id}" input failed validation`, {
+    return fail('input-validation-failed', runnerMessage('toolInputInvalid', { id: tool.id }), {
       toolId: tool.id,
       issues: checked.issues,
     });
@@ -146,7 +147,7 @@ export async function runHandler(options) {
   try {
     module = await importHandler(tool.modulePath);
   } catch (cause) {
-    return fail('handler-import-failed', `Failed to import handler module '${tool.modulePath}': ${describeThrow(cause)}`, {
+    return fail('handler-import-failed', runnerMessage('handlerImportFailed', { path: tool.modulePath, thrown: describeThrow(cause) }), {
       toolId: tool.id,
       cause: serializeCause(cause),
     });
@@ -155,18 +156,14 @@ export async function runHandler(options) {
   const handler = resolveHandler(module);
   const inputZod = resolveInputZod(module);
   if (handler === undefined) {
-    return fail(
-      'handler-shape-invalid',
-      `Handler module '${tool.modulePath}' does not export a handler function (looked for default / handler / run)`,
-      { toolId: tool.id },
-    );
+    return fail('handler-shape-invalid', runnerMessage('handlerShapeInvalid', { path: tool.modulePath }), { toolId: tool.id });
   }
 
   let prepared = candidate;
   if (inputZod !== undefined) {
     const parsed = await parseWithZod(inputZod, candidate);
     if (!parsed.ok) {
-      return fail('input-validation-failed', `Tool "${tool.id}" input failed validation`, {
+      return fail('input-validation-failed', runnerMessage('toolInputInvalid', { id: tool.id }), {
         toolId: tool.id,
         issues: parsed.issues,
       });
@@ -178,13 +175,13 @@ export async function runHandler(options) {
   try {
     output = await handler(prepared, ctx);
   } catch (cause) {
-    return fail('handler-throw', `Handler for tool "${tool.id}" threw: ${describeThrow(cause)}`, {
+    return fail('handler-throw', runnerMessage('handlerThrew', { id: tool.id, thrown: describeThrow(cause) }), {
       toolId: tool.id,
       cause: serializeCause(cause),
     });
   }
 
-  const output_ = compileOrFail(tool.outputSchema, 'output', 'output-validation-failed', `Tool "${tool.id}" output`, tool.id);
+  const output_ = compileOrFail(tool.outputSchema, 'output', 'output-validation-failed', 'toolOutputSchemaRefused', tool.id);
   if (output_.failure) return output_.failure;
   let produced;
   try {
@@ -192,7 +189,7 @@ export async function runHandler(options) {
   } catch (cause) {
     // A value JSON cannot hold (a BigInt, a cycle): refused here rather than when the answer
     // is written (see docs/known-differences.md).
-    return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that cannot be validated: ${describeThrow(cause)}`, {
+    return fail('output-validation-failed', runnerMessage('toolOutputUnreadable', { id: tool.id, thrown: describeThrow(cause) }), {
       toolId: tool.id,
       cause: serializeCause(cause),
     });
@@ -201,7 +198,7 @@ export async function runHandler(options) {
   // TypeScript's runHandler rejects (its service answers 500 with the message).
   if (produced.threw) throw produced.cause;
   if (!produced.valid) {
-    return fail('output-validation-failed', `Tool "${tool.id}" handler produced output that failed validation`, {
+    return fail('output-validation-failed', runnerMessage('toolOutputInvalid', { id: tool.id }), {
       toolId: tool.id,
       issues: produced.issues,
     });
@@ -232,13 +229,13 @@ export async function runCheck(options) {
 
   if (check.configSchema !== undefined) {
     // Checked as sent: the output side fills no defaults.
-    const compiled = compileOrFail(check.configSchema, 'output', 'input-validation-failed', `Check "${check.id}" config`, check.id);
+    const compiled = compileOrFail(check.configSchema, 'output', 'input-validation-failed', 'checkConfigSchemaRefused', check.id);
     if (compiled.failure) return compiled.failure;
     let checked;
     try {
       checked = validateReading(compiled.validator, config);
     } catch (cause) {
-      return fail('input-validation-failed', `Check "${check.id}" config cannot be validated: ${describeThrow(cause)}`, {
+      return fail('input-validation-failed', runnerMessage('checkConfigUnreadable', { id: check.id, thrown: describeThrow(cause) }), {
         toolId: check.id,
         cause: serializeCause(cause),
       });
@@ -247,7 +244,7 @@ export async function runCheck(options) {
     // validate throws, and TypeScript's runCheck rejects.
     if (checked.threw) throw checked.cause;
     if (!checked.valid) {
-      return fail('input-validation-failed', `Check "${check.id}" config failed validation${describeFirstIssue(checked.issues)}`, {
+      return fail('input-validation-failed', runnerMessage('checkConfigInvalid', { id: check.id, issue: describeFirstIssue(checked.issues) }), {
         toolId: check.id,
         issues: checked.issues,
       });
@@ -258,7 +255,7 @@ export async function runCheck(options) {
   try {
     module = await importCheck(check.modulePath);
   } catch (cause) {
-    return fail('handler-import-failed', `Failed to import check module '${check.modulePath}': ${describeThrow(cause)}`, {
+    return fail('handler-import-failed', runnerMessage('checkImportFailed', { path: check.modulePath, thrown: describeThrow(cause) }), {
       toolId: check.id,
       cause: serializeCause(cause),
     });
@@ -266,18 +263,14 @@ export async function runCheck(options) {
 
   const evaluate = resolveCheckEvaluate(module);
   if (evaluate === undefined) {
-    return fail(
-      'check-shape-invalid',
-      `Check module '${check.modulePath}' does not export a check with .evaluate() (looked for default / check / bare export with evaluate)`,
-      { toolId: check.id },
-    );
+    return fail('check-shape-invalid', runnerMessage('checkShapeInvalid', { path: check.modulePath }), { toolId: check.id });
   }
 
   let result;
   try {
     result = await evaluate(config, trace, options.abortSignal !== undefined ? { abortSignal: options.abortSignal } : {});
   } catch (cause) {
-    return fail('handler-throw', `Check "${check.id}" evaluate() threw: ${describeThrow(cause)}`, {
+    return fail('handler-throw', runnerMessage('checkThrew', { id: check.id, thrown: describeThrow(cause) }), {
       toolId: check.id,
       cause: serializeCause(cause),
     });

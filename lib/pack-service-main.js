@@ -7,18 +7,17 @@
 // A supervisor's spare (its `spare` option) holds first: see `holdUntilReleased`.
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { defaultPackServiceLogs, packServiceLogs } from './logs.js';
+import { defaultPackServiceLogs, packServiceLogs } from './log-records.js';
 import { native } from './native.js';
 import { loadPackIndex, versionedImport } from './pack-modules.js';
-import { PACK_SERVICE_DRAIN_MS, createPackService, readPackServiceConfig, startPackService } from './pack-service.js';
+import { startPackService } from './pack-service/boot.js';
+import { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './pack-service/config.js';
+import { createPackService } from './pack-service/service.js';
 
-export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig, startPackService } from './pack-service.js';
+export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './pack-service/config.js';
+export { startPackService } from './pack-service/boot.js';
 
-/**
- * What `--help` prints: the arguments, every variable the process reads, the exit codes. A
- * function: this module and ./pack-service.js import each other, so the drain budget is read
- * when the help is asked for, not as the module loads.
- */
+/** What `--help` prints: the arguments, every variable the process reads, the exit codes. */
 const usage = () => `kindgi-pack-service: serves a pack's tools and checks over HTTP (pack protocol v2)
 
 Usage:

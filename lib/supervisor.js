@@ -10,7 +10,7 @@ import { inspect } from 'node:util';
 import { describe, invalidArgument, nativeError } from './errors.js';
 import { native } from './native.js';
 import { keepCallbacks, weakCallbacks } from './weak-callbacks.js';
-import { PACK_SERVICE_DRAIN_MS } from './pack-service.js';
+import { PACK_SERVICE_DRAIN_MS } from './pack-service/config.js';
 
 /**
  * One of the pack service's own lines as an event with a `kind` (a record of subsystem `pack`

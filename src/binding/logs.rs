@@ -1,5 +1,5 @@
 //! The pack service's logs for JavaScript: `@kindgi/log` records formatted and written in
-//! Rust. The JS logger facade (`lib/logs.js`) hands each record over as JSON text; the service
+//! Rust. The JS logger facade (`lib/log-records.js`) hands each record over as JSON text; the service
 //! writes its call records here directly, costing the JS thread nothing.
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
@@ -117,7 +117,7 @@ fn restoring(logger: Logger, lone: bool) -> Logger {
     }
 }
 
-/// A level's name and its rank, for `lib/logs.js`'s `RANK`.
+/// A level's name and its rank, for `lib/log-records.js`'s `RANK`.
 #[napi(object)]
 pub struct LevelRankJs {
     pub name: String,
@@ -136,7 +136,7 @@ pub fn log_level_ranks() -> Vec<LevelRankJs> {
         .collect()
 }
 
-/// How deep a record's values are copied before `[too deep]` (`lib/logs.js`'s `MAX_DEPTH`).
+/// How deep a record's values are copied before `[too deep]` (`lib/log-records.js`'s `MAX_DEPTH`).
 #[napi(js_name = "maxRedactDepth")]
 pub fn max_redact_depth() -> u32 {
     crate::log::redact::MAX_REDACT_DEPTH as u32

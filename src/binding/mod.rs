@@ -11,6 +11,7 @@ mod indexer;
 mod logs;
 mod pack_service;
 mod protocol;
+mod runner_messages;
 mod service;
 mod supervisor;
 mod validate;

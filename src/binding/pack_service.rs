@@ -22,8 +22,9 @@ use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS,
 };
-use crate::service::http::{is_node_header_value, NotReady, Reply};
+use crate::service::http::{NotReady, Reply};
 use crate::service::listen::{listen, ListenError};
+use crate::service::node_answer::{content_length, NodeAnswer};
 use crate::service::server::{serve, Listening};
 use crate::service::start_gate::{Start, StartGate};
 use crate::service::timer_floor::{self, TimerFloor};
@@ -392,7 +393,7 @@ pub fn pinned_tenant(raw: String) -> PinnedTenantJs {
     }
 }
 
-/// The service's defaults, which `lib/pack-service.js` and `lib/supervisor.js` read from here.
+/// The service's defaults, which `lib/pack-service/service.js` and `lib/supervisor.js` read from here.
 #[napi(object)]
 pub struct ServiceDefaultsJs {
     pub max_concurrency: u32,
@@ -507,7 +508,8 @@ pub struct RequestHeadJs {
     pub token: Option<String>,
     pub tenant: Option<String>,
     pub content_type: Option<String>,
-    pub content_length: Option<f64>,
+    /// As node:http shows it: read here (see `content_length`).
+    pub content_length: Option<String>,
     pub timeout_ms: Option<String>,
     pub traceparent: Option<String>,
 }
@@ -520,56 +522,62 @@ impl From<RequestHeadJs> for RequestHead {
             token: head.token,
             tenant: head.tenant,
             content_type: head.content_type,
-            content_length: head
-                .content_length
-                .filter(|n| n.is_finite() && *n >= 0.0)
-                .map(|n| n as u64),
+            content_length: content_length(head.content_length.as_deref()),
             timeout_ms: head.timeout_ms,
             traceparent: head.traceparent,
         }
     }
 }
 
-/// What to answer a node:http request: a JSON reply, or (with `ticket`) an admitted call whose
-/// body the JS glue reads and hands to `invoke`. `status` 0 means write nothing: the caller
-/// hung up.
+/// What to answer a node:http request (a [`NodeAnswer`], written as given), or (with `ticket`)
+/// an admitted call whose body the JS glue reads and hands to `invoke`. `status` 0 means write
+/// nothing: the caller hung up.
 #[napi(object)]
 pub struct ReplyJs {
     pub status: u32,
+    /// `[name, value, …]`, in writing order.
+    pub headers: Vec<String>,
     pub body: String,
-    pub retry_after: bool,
     pub ticket: Option<u32>,
-    /// Set on an invoke's 200: `kindgi-duration-ms`.
-    pub duration_ms: Option<f64>,
-    /// Set on an invoke's 200: `kindgi-artifact-version`.
-    pub artifact_version: Option<String>,
+    /// With `ticket`: the most body bytes the call takes; past it, `refuseBody`.
+    pub body_limit: Option<f64>,
 }
 
 impl ReplyJs {
     /// Not an answer: an admitted call's ticket, or (status 0) nothing to write.
-    fn empty(status: u32, ticket: Option<u32>) -> ReplyJs {
+    fn empty(status: u32, ticket: Option<u32>, body_limit: Option<f64>) -> ReplyJs {
         ReplyJs {
             status,
+            headers: Vec::new(),
             body: String::new(),
-            retry_after: false,
             ticket,
-            duration_ms: None,
-            artifact_version: None,
+            body_limit,
+        }
+    }
+}
+
+impl From<NodeAnswer> for ReplyJs {
+    fn from(answer: NodeAnswer) -> Self {
+        ReplyJs {
+            status: u32::from(answer.status),
+            headers: answer.flat_headers(),
+            body: answer.body,
+            ticket: None,
+            body_limit: None,
         }
     }
 }
 
 impl From<Reply> for ReplyJs {
     fn from(reply: Reply) -> Self {
-        ReplyJs {
-            status: u32::from(reply.status),
-            body: reply.body,
-            retry_after: reply.retry_after,
-            ticket: None,
-            duration_ms: None,
-            artifact_version: None,
-        }
+        NodeAnswer::reply(reply).into()
     }
+}
+
+/// A 500 whose JSON body the JS glue made (its own failure: a request stream that failed).
+#[napi(js_name = "nodeFailureAnswer")]
+pub fn node_failure_answer(body: String) -> ReplyJs {
+    NodeAnswer::json(500, body).into()
 }
 
 /// An admitted node:http call waiting for its body.
@@ -769,15 +777,23 @@ impl NativePackService {
                 if let Ok(mut hang_ups) = self.hang_ups.lock() {
                     hang_ups.insert(ticket, hang_up);
                 }
-                ReplyJs::empty(0, Some(ticket))
+                let limit = self.service.max_body_bytes() as f64;
+                ReplyJs::empty(0, Some(ticket), Some(limit))
             }
         }
     }
 
-    /// Ends an admitted call that will not be invoked (its body was too large or failed).
+    /// Ends an admitted call that will not be invoked (its body failed).
     #[napi]
     pub fn release(&self, ticket: u32) {
         self.take_ticket(ticket);
+    }
+
+    /// Ends an admitted call whose body went past its `bodyLimit`, with the answer to write.
+    #[napi]
+    pub fn refuse_body(&self, ticket: u32) -> ReplyJs {
+        self.take_ticket(ticket);
+        Reply::too_large().into()
     }
 
     /// The caller of an admitted call went away: its handler's abort fires with `cancelled`.
@@ -823,18 +839,14 @@ impl NativePackService {
         };
         self.take_ticket(ticket);
         match outcome {
-            None => ReplyJs::empty(0, None),
+            None => ReplyJs::empty(0, None, None),
             Some(Outcome::Reply(reply)) => reply.into(),
-            Some(Outcome::Message(json)) => ReplyJs {
-                status: 200,
-                body: json,
-                retry_after: false,
-                ticket: None,
-                duration_ms: Some(admitted.elapsed_ms() as f64),
-                // Left out where Node would throw on it, as the Rust server leaves it out.
-                artifact_version: (self.service.catalog().artifact_version.clone())
-                    .filter(|version| is_node_header_value(version)),
-            },
+            Some(Outcome::Message(json)) => NodeAnswer::message(
+                json,
+                admitted.elapsed_ms(),
+                self.service.catalog().artifact_version.as_deref(),
+            )
+            .into(),
         }
     }
 

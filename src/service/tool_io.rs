@@ -1,12 +1,13 @@
 //! A tool call's input and output checked against the tool's schemas in Rust, before and after
 //! its JavaScript handler runs, with the TypeScript runner's answers: its order (input, then
-//! the handler, then output), its messages, and Ajv's issues.
+//! the handler, then output), its messages (`runner_messages`), and Ajv's issues.
 //!
 //! Validators are compiled once, when the catalog is read; a schema that does not compile is
 //! answered by every call that needs it, as the TypeScript runner answers it.
 
 use crate::json::parse_with_lone_surrogates;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
+use crate::service::runner_messages::RunnerMessage;
 use crate::validate::{
     defaults_json, CompileError, DefaultApplied, Invalid, Issue, Side, Validator,
 };
@@ -122,8 +123,8 @@ fn issues(list: &[Issue]) -> Vec<Value> {
     list.iter().map(Issue::to_value).collect()
 }
 
-/// Which side of a call is judged, and so how its messages name it. The names are written
-/// only for a message: a call that passes costs no formatting.
+/// Which side of a call is judged, and so which of the runner's messages name it. The messages
+/// are written only for a failure: a call that passes costs no formatting.
 #[derive(Clone, Copy)]
 enum Judged {
     Input,
@@ -138,19 +139,19 @@ impl Judged {
         }
     }
 
-    /// `Tool "x" input` / `Tool "x" output`: whose schema failed to compile.
-    fn schema_of(self, tool_id: &str) -> String {
+    /// Its schema failed to compile.
+    fn schema_refused(self) -> RunnerMessage {
         match self {
-            Judged::Input => format!("Tool \"{tool_id}\" input"),
-            Judged::Output => format!("Tool \"{tool_id}\" output"),
+            Judged::Input => RunnerMessage::ToolInputSchemaRefused,
+            Judged::Output => RunnerMessage::ToolOutputSchemaRefused,
         }
     }
 
-    /// `Tool "x" input` / `Tool "x" handler produced output that`: what failed validation.
-    fn subject(self, tool_id: &str) -> String {
+    /// It failed validation.
+    fn invalid(self) -> RunnerMessage {
         match self {
-            Judged::Input => format!("Tool \"{tool_id}\" input"),
-            Judged::Output => format!("Tool \"{tool_id}\" handler produced output that"),
+            Judged::Input => RunnerMessage::ToolInputInvalid,
+            Judged::Output => RunnerMessage::ToolOutputInvalid,
         }
     }
 }
@@ -166,14 +167,11 @@ fn check(
     let validator = match &schema.0 {
         Ok(validator) => validator,
         Err(refused) => {
-            let mut error = tool_error(
-                code,
-                format!(
-                    "{} schema failed to compile: {refused}",
-                    side.schema_of(tool_id)
-                ),
-                tool_id,
-            );
+            let thrown = refused.to_string();
+            let message = side
+                .schema_refused()
+                .fill(&[("id", tool_id), ("thrown", &thrown)]);
+            let mut error = tool_error(code, message, tool_id);
             error.cause = Some(error_cause(refused.name, &refused.message));
             return Err(Rejected::Message(error));
         }
@@ -182,8 +180,8 @@ fn check(
         Ok(defaults) => Ok(defaults),
         Err(Invalid::Recursion) => Err(Rejected::Threw("Maximum call stack size exceeded")),
         Err(Invalid::Issues(found)) => {
-            let subject = side.subject(tool_id);
-            let mut error = tool_error(code, format!("{subject} failed validation"), tool_id);
+            let message = side.invalid().fill(&[("id", tool_id)]);
+            let mut error = tool_error(code, message, tool_id);
             error.issues = Some(issues(&found));
             Err(Rejected::Message(error))
         }
@@ -223,12 +221,10 @@ pub fn check_output(
     let side = Judged::Output;
     let mut value: Value = parse_with_lone_surrogates(marked_output).0.map_err(|e| {
         let message = format!("The value is not JSON: {e}");
+        let thrown = format!("Error: {message}");
         let mut error = tool_error(
             side.code(),
-            format!(
-                "{} cannot be validated: Error: {message}",
-                side.subject(tool_id)
-            ),
+            RunnerMessage::ToolOutputUnreadable.fill(&[("id", tool_id), ("thrown", &thrown)]),
             tool_id,
         );
         error.cause = Some(error_cause("Error", &message));
