@@ -10,7 +10,7 @@ import { native } from './native.js';
 const byText = new Map();
 const MAX_CACHED = 512;
 
-/** The key of a marker (see src/validate/js.rs): a JavaScript value JSON has no form for. */
+/** The key of a marker (see src/validate/value.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';
 
 /** Whether the last `valueText` had to write something other than what JSON.stringify writes. */
