@@ -36,7 +36,7 @@ const regexRefusalHead = (message) => /^Invalid regular expression: \/.*\/[dgims
 const KNOWN_GAPS = [
   {
     // The engine is regress, not V8: its error texts are mapped to V8's for the common cases
-    // (src/validate/compile.rs, v8_regex_reason); a rarer one may keep regress's words.
+    // (src/js/regexp.rs, v8_error_reason); a rarer one may keep regress's words.
     // Everything before the reason must still be V8's: the same pattern and flags refused.
     reason: 'an invalid regular expression: V8\'s SyntaxError wording of the reason',
     matches: (d) =>

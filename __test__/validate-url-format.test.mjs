@@ -1,6 +1,6 @@
 // The `url` format of the native validator against the `url` regex of ajv-formats itself, run by
 // V8. The native side does not run that regex: it checks the same language by hand
-// (src/validate/formats.rs, `url`), because the regex backtracks quadratically. So this compares
+// (src/validate/formats/url.rs, `url`), because the regex backtracks quadratically. So this compares
 // the two on hand-picked boundaries, on every code point in the places where one character
 // decides, on seeded random strings, and on inputs that make the regex backtrack. Nothing here
 // is timed: speed belongs to the benchmarks.

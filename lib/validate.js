@@ -11,7 +11,7 @@ import { fastAnswer, fastValidator } from './validate-fast.js';
 const byText = new Map();
 const MAX_CACHED = 512;
 
-/** The key of a marker (see src/validate/js.rs): a JavaScript value JSON has no form for. */
+/** The key of a marker (see src/validate/value.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';
 
 /** Whether the last `valueText` had to write something other than what JSON.stringify writes. */

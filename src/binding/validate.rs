@@ -108,7 +108,7 @@ fn marker_detail(marker: Value) -> Value {
 #[napi]
 impl NativeValidator {
     /// Validates a value given as JSON text (JavaScript values JSON has no form for arrive as
-    /// markers, see `validate::js::MARKER_KEY`; lone surrogates as `JSON.stringify` writes
+    /// markers, see `validate::MARKER_KEY`; lone surrogates as `JSON.stringify` writes
     /// them). Returns `null` when it is valid on the output side; `v` and the defaults filled in
     /// (`[[pointer, key, value], …]`) when it is valid on the input side; `i` and the issues when
     /// it is not; `r` when the schema recurses on it forever; `t` and the `throws` marker's other

@@ -7,15 +7,15 @@
 
 mod member;
 mod number;
-mod order;
 mod parse;
 mod string;
 mod stringify;
 mod surrogates;
 
+// JavaScript's string and key orders live with its other rules.
+pub use crate::js::{array_index, cmp_utf16, cmp_utf16_units};
 pub use member::{member, member_mut, member_of};
 pub use number::{write_js_number, write_js_number_text};
-pub use order::{array_index, cmp_utf16, cmp_utf16_units};
 pub use parse::{with_parsed, JsonKey, JsonStr, Node, ParseError, MAX_DEPTH};
 pub use string::{decode_json_string, write_json_str, write_json_utf16};
 pub use stringify::{to_js_json, write_js_json, write_members};

@@ -11,9 +11,8 @@
 use serde_json::Value;
 use std::borrow::Cow;
 
-const SURROGATES: std::ops::RangeInclusive<u32> = 0xD800..=0xDFFF;
-const HIGH: std::ops::RangeInclusive<u32> = 0xD800..=0xDBFF;
-const LOW: std::ops::RangeInclusive<u32> = 0xDC00..=0xDFFF;
+use crate::js::utf16::{is_lead_surrogate, is_trail_surrogate, SURROGATES};
+
 const STAND_IN_BASE: u32 = 0xF0000;
 /// The first byte of every stand-in's UTF-8 (U+F0000..U+F07FF is F3 B0 80 80..F3 B0 9F BF).
 const STAND_IN_LEAD: u8 = 0xF3;
@@ -58,7 +57,7 @@ pub fn protect_lone_surrogates(text: &str) -> Cow<'_, str> {
             continue;
         };
         let paired =
-            HIGH.contains(&unit) && escape_at(bytes, at + 6).is_some_and(|u| LOW.contains(&u));
+            is_lead_surrogate(unit) && escape_at(bytes, at + 6).is_some_and(is_trail_surrogate);
         if paired {
             at += 12;
             continue;
@@ -66,7 +65,7 @@ pub fn protect_lone_surrogates(text: &str) -> Cow<'_, str> {
         if SURROGATES.contains(&unit) {
             let out = protected.get_or_insert_with(|| String::with_capacity(text.len()));
             out.push_str(&text[copied..at]);
-            let stand_in = char::from_u32(STAND_IN_BASE + (unit - 0xD800));
+            let stand_in = char::from_u32(STAND_IN_BASE + (unit - SURROGATES.start()));
             out.push(stand_in.unwrap_or(char::REPLACEMENT_CHARACTER));
             copied = at + 6;
         }
@@ -116,7 +115,10 @@ pub fn restore_lone_surrogates(json: &str) -> Cow<'_, str> {
     for c in json.chars() {
         let code = u32::from(c);
         if stand_ins.contains(&code) {
-            out.push_str(&format!("\\u{:04x}", 0xD800 + (code - STAND_IN_BASE)));
+            out.push_str(&format!(
+                "\\u{:04x}",
+                SURROGATES.start() + (code - STAND_IN_BASE)
+            ));
         } else {
             out.push(c);
         }

@@ -184,7 +184,7 @@ pub enum Answer {
 /// What a tool handler returned, as JSON text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
-    /// The output with what JSON cannot hold marked (`validate::js`): what the schema judges.
+    /// The output with what JSON cannot hold marked (`validate::MARKER_KEY`): what the schema judges.
     pub marked: String,
     /// The whole `result` message, when the output held something JSON writes differently
     /// than the schema sees it (`undefined`, `NaN`, a `Date`); else it is built from `marked`.

@@ -212,7 +212,7 @@ pub fn check_input(
 }
 
 /// Checks a handler's output, given as JSON text in which what JSON cannot hold is marked
-/// (see `validate::js`), so it is judged as Ajv judges the JavaScript value.
+/// (see `validate::MARKER_KEY`), so it is judged as Ajv judges the JavaScript value.
 pub fn check_output(
     schema: &CompiledSchema,
     marked_output: &str,

@@ -11,8 +11,10 @@
 //! The helpers the code calls (`kind`, `object`, `array`, `equal`, `unique`, `uniqueScalars`,
 //! `ucs2`, `formatter`) are in `lib/validate-fast.js`.
 
-use super::compile::{Comparison, Group, JType, Keyword, Node, NodeId, ObjNode, Program};
 use super::formats::FormatType;
+use super::program::{
+    Comparison, DataType, Group, Keyword, NodeId, ObjectSchema, Program, SchemaNode,
+};
 use crate::json::{write_js_number, write_json_str};
 use serde_json::Value;
 use std::fmt::Write;
@@ -67,9 +69,9 @@ impl<'p> Shape<'p> {
         !self.has_same_value_cycle() && !self.soft_reaches_defaults()
     }
 
-    fn obj(&self, id: NodeId) -> Option<&'p ObjNode> {
+    fn obj(&self, id: NodeId) -> Option<&'p ObjectSchema> {
         match self.program.nodes.get(id) {
-            Some(Node::Obj(obj)) => Some(obj),
+            Some(SchemaNode::Object(obj)) => Some(obj),
             _ => None,
         }
     }
@@ -201,7 +203,7 @@ impl<'p> Shape<'p> {
     }
 }
 
-fn keywords(obj: &ObjNode) -> impl Iterator<Item = &Keyword> {
+fn keywords(obj: &ObjectSchema) -> impl Iterator<Item = &Keyword> {
     obj.groups.iter().flat_map(|g| g.keywords.iter())
 }
 
@@ -235,9 +237,9 @@ impl Writer<'_> {
         let program = self.program;
         let _ = write!(self.out, "function n{id}(v) {{ ");
         match &program.nodes[id] {
-            Node::True | Node::Pending => self.out.push_str("return true; }\n"),
-            Node::False(_) => self.out.push_str("return false; }\n"),
-            Node::Obj(obj) => {
+            SchemaNode::True | SchemaNode::Pending => self.out.push_str("return true; }\n"),
+            SchemaNode::False(_) => self.out.push_str("return false; }\n"),
+            SchemaNode::Object(obj) => {
                 // One type: the value must be of it, so it is tested first, exactly, and only
                 // its group can run. Otherwise the kind is read once (it throws for a value
                 // the fast path cannot judge).
@@ -625,38 +627,38 @@ impl Writer<'_> {
     }
 }
 
-fn type_bit(t: JType) -> u8 {
+fn type_bit(t: DataType) -> u8 {
     match t {
-        JType::Null => NULL,
-        JType::Boolean => BOOLEAN,
-        JType::Number | JType::Integer => NUMBER,
-        JType::String => STRING,
-        JType::Array => ARRAY,
-        JType::Object => OBJECT,
+        DataType::Null => NULL,
+        DataType::Boolean => BOOLEAN,
+        DataType::Number | DataType::Integer => NUMBER,
+        DataType::String => STRING,
+        DataType::Array => ARRAY,
+        DataType::Object => OBJECT,
     }
 }
 
 /// Whether `v` is of type `t`, read directly: exact for scalars (a value JSON has no form for is
 /// of none, as for the native validator); `object` and `array` throw for an object the fast
 /// path cannot judge.
-fn single_test(t: JType) -> String {
+fn single_test(t: DataType) -> String {
     match t {
-        JType::Null => "v === null".into(),
-        JType::Boolean => "typeof v === \"boolean\"".into(),
-        JType::Number => "typeof v === \"number\" && v - v === 0".into(),
-        JType::Integer => "typeof v === \"number\" && v % 1 === 0".into(),
-        JType::String => "typeof v === \"string\"".into(),
-        JType::Array => "array(v)".into(),
-        JType::Object => "object(v)".into(),
+        DataType::Null => "v === null".into(),
+        DataType::Boolean => "typeof v === \"boolean\"".into(),
+        DataType::Number => "typeof v === \"number\" && v - v === 0".into(),
+        DataType::Integer => "typeof v === \"number\" && v % 1 === 0".into(),
+        DataType::String => "typeof v === \"string\"".into(),
+        DataType::Array => "array(v)".into(),
+        DataType::Object => "object(v)".into(),
     }
 }
 
 /// Whether the value of kind `k` is of one of `types`.
-fn types_test(types: &[JType]) -> String {
+fn types_test(types: &[DataType]) -> String {
     let tests: Vec<String> = types
         .iter()
         .map(|t| match t {
-            JType::Integer => format!("(k === {NUMBER} && v % 1 === 0)"),
+            DataType::Integer => format!("(k === {NUMBER} && v % 1 === 0)"),
             other => format!("k === {}", type_bit(*other)),
         })
         .collect();

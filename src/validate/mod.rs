@@ -3,22 +3,37 @@
 //! Ajv 2020 configured as `@kindgi/handler-runtime` configures it (strict, allErrors,
 //! allowUnionTypes, ajv-formats in full mode, useDefaults on the input side).
 //!
-//! Ajv compiles a schema to JavaScript; this module compiles it to a tree of [`compile::Node`]s
-//! holding the keywords in the order Ajv's generated code checks them, and [`run`] walks that
-//! tree over a value, reporting what Ajv reports.
+//! Ajv compiles a schema to JavaScript; this module compiles it to a [`program::Program`], a
+//! tree of schema nodes holding the keywords in the order Ajv's generated code checks them, and
+//! [`run`] walks that tree over a value, reporting what Ajv reports.
+//!
+//! The rooms: `schema_check` (what Ajv checks before generating code, the meta-schema
+//! included), `compile/` (the code generator's walk, a file per vocabulary), `program` and
+//! `evaluated` (what it builds), `run/` (walking it), `keywords` (Ajv's keyword tables),
+//! `resources` and `uri` (`$id`s, anchors, `$ref` resolution), `metaschemas`, `formats/`
+//! (ajv-formats), `value` (JSON values as Ajv's code reads them), `issue` (its error objects),
+//! `fast_js` (the schema written as JavaScript for the in-process fast path).
 
 mod compile;
+mod error;
+mod evaluated;
 mod fast_js;
 pub mod formats;
 mod issue;
-mod js;
+mod keywords;
+mod metaschemas;
+mod program;
+mod resources;
 mod run;
+mod schema_check;
 pub mod uri;
+mod value;
 
-pub use compile::{CompileError, Side};
+pub use error::CompileError;
 pub use issue::{issues_json, Issue};
-pub use js::MARKER_KEY;
+pub use program::Side;
 pub use run::{DefaultApplied, Invalid};
+pub use value::MARKER_KEY;
 
 use crate::json::{write_js_json, write_json_str};
 use serde_json::Value;
@@ -46,12 +61,14 @@ pub fn defaults_json(defaults: &[DefaultApplied]) -> String {
 /// A compiled schema: compile once, validate many values, from any thread.
 #[derive(Debug)]
 pub struct Validator {
-    program: compile::Program,
+    program: program::Program,
 }
 
 impl Validator {
     /// Compiles `schema` as Ajv would for `side`; refuses what Ajv refuses, with Ajv's message.
     pub fn compile(schema: &Value, side: Side) -> Result<Validator, CompileError> {
+        schema_check::check_schema(schema)?;
+        schema_check::check_schema(schema)?;
         Ok(Validator {
             program: compile::compile(schema, side)?,
         })

@@ -1,7 +1,27 @@
-//! JavaScript's orders: strings compare by UTF-16 code units (what `<` and `Array.prototype.sort`
-//! use), and objects enumerate "array index" keys first, in numeric order.
+//! JavaScript strings are UTF-16: their order is the order of code units, and a lone half of a
+//! surrogate pair is a string of its own.
 
 use std::cmp::Ordering;
+
+/// The UTF-16 code units that are halves of a surrogate pair.
+pub const SURROGATES: std::ops::RangeInclusive<u32> = 0xD800..=0xDFFF;
+/// The first (high) halves.
+pub const LEAD_SURROGATES: std::ops::RangeInclusive<u32> = 0xD800..=0xDBFF;
+/// The second (low) halves.
+pub const TRAIL_SURROGATES: std::ops::RangeInclusive<u32> = 0xDC00..=0xDFFF;
+
+pub fn is_lead_surrogate(unit: u32) -> bool {
+    LEAD_SURROGATES.contains(&unit)
+}
+
+pub fn is_trail_surrogate(unit: u32) -> bool {
+    TRAIL_SURROGATES.contains(&unit)
+}
+
+/// The code point a surrogate pair stands for.
+pub fn combine_surrogates(lead: u32, trail: u32) -> u32 {
+    0x10000 + ((lead - LEAD_SURROGATES.start()) << 10) + (trail - TRAIL_SURROGATES.start())
+}
 
 /// Compares two strings by their UTF-16 code units, as JavaScript's `<` does.
 ///
@@ -34,22 +54,6 @@ fn utf16_key(c: char) -> (u16, u16) {
     (encoded[0], encoded.get(1).copied().unwrap_or(0))
 }
 
-/// The numeric value of an "array index" key (`0`, or no leading zero, up to 2^32 − 2), which
-/// JavaScript objects enumerate before every other key.
-pub fn array_index(key: &str) -> Option<u32> {
-    let bytes = key.as_bytes();
-    let valid = match bytes {
-        [b'0'] => true,
-        [b'1'..=b'9', rest @ ..] => rest.len() <= 9 && rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    if !valid {
-        return None;
-    }
-    let value: u64 = key.parse().ok()?;
-    (value <= u64::from(u32::MAX - 1)).then_some(value as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,15 +72,13 @@ mod tests {
     }
 
     #[test]
-    fn array_index_keys() {
-        assert_eq!(array_index("0"), Some(0));
-        assert_eq!(array_index("10"), Some(10));
-        assert_eq!(array_index("4294967294"), Some(4_294_967_294));
-        assert_eq!(array_index("4294967295"), None);
-        assert_eq!(array_index("01"), None);
-        assert_eq!(array_index("-1"), None);
-        assert_eq!(array_index("1.0"), None);
-        assert_eq!(array_index(""), None);
-        assert_eq!(array_index("99999999999"), None);
+    fn surrogate_halves_combine_to_their_code_point() {
+        let mut units = [0u16; 2];
+        '\u{1F600}'.encode_utf16(&mut units);
+        let (lead, trail) = (u32::from(units[0]), u32::from(units[1]));
+        assert!(is_lead_surrogate(lead) && !is_trail_surrogate(lead));
+        assert!(is_trail_surrogate(trail) && !is_lead_surrogate(trail));
+        assert_eq!(combine_surrogates(lead, trail), 0x1F600);
+        assert!(SURROGATES.contains(&lead) && SURROGATES.contains(&trail));
     }
 }

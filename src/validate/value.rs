@@ -1,26 +1,10 @@
-//! The JavaScript semantics Ajv's generated code relies on, for JSON values: `for…in` key
-//! order, property lookup through `Object.prototype`, `fast-deep-equal`, `ucs2length`, and
-//! the number conversions behind `multipleOf`.
+//! JSON values as Ajv's generated code sees them: the markers the JS layer writes for what JSON
+//! cannot hold, property lookup (with what `Object.prototype` answers), `fast-deep-equal`,
+//! `ucs2length` and the `multipleOf` test. JavaScript's own rules are in `crate::js`.
 
-use crate::json::{array_index, member, write_js_number};
+use crate::js::{is_object_prototype_name, parse_int_of_number};
+use crate::json::member;
 use serde_json::{Map, Number, Value};
-
-/// The names `Object.prototype` answers for: `data[name] !== undefined` holds for them on every
-/// object, which is how Ajv's `properties` and `required` see them.
-const OBJECT_PROTOTYPE_NAMES: [&str; 12] = [
-    "constructor",
-    "__defineGetter__",
-    "__defineSetter__",
-    "hasOwnProperty",
-    "__lookupGetter__",
-    "__lookupSetter__",
-    "isPrototypeOf",
-    "propertyIsEnumerable",
-    "toString",
-    "valueOf",
-    "__proto__",
-    "toLocaleString",
-];
 
 /// The key of a marker: how the JS layer writes a JavaScript value JSON has no form for
 /// (`undefined`, `NaN`, `±Infinity`, a BigInt, a function, a symbol) when it hands a value over
@@ -59,7 +43,7 @@ pub fn lookup_found(found: Option<&Value>, name: &str) -> Lookup {
         // A member holding `undefined` reads as absent (`data[name] !== undefined` fails).
         Some(value) if marker(value) == Some("undefined") => Lookup::Missing,
         Some(_) => Lookup::Own,
-        None if OBJECT_PROTOTYPE_NAMES.contains(&name) => Lookup::Inherited,
+        None if is_object_prototype_name(name) => Lookup::Inherited,
         None => Lookup::Missing,
     }
 }
@@ -67,22 +51,6 @@ pub fn lookup_found(found: Option<&Value>, name: &str) -> Lookup {
 /// Whether `data[name] !== undefined`.
 pub fn has_property(map: &Map<String, Value>, name: &str) -> bool {
     !matches!(lookup(map, name), Lookup::Missing)
-}
-
-/// An object's keys in `for…in` order: array-index keys ascending, then the rest in insertion
-/// order.
-pub fn keys(map: &Map<String, Value>) -> Vec<&String> {
-    let mut indexed: Vec<(u32, &String)> = map
-        .keys()
-        .filter_map(|k| array_index(k).map(|i| (i, k)))
-        .collect();
-    if indexed.is_empty() {
-        return map.keys().collect();
-    }
-    indexed.sort_by_key(|(i, _)| *i);
-    let mut keys: Vec<&String> = indexed.into_iter().map(|(_, k)| k).collect();
-    keys.extend(map.keys().filter(|k| array_index(k).is_none()));
-    keys
 }
 
 /// `fast-deep-equal` on JSON values (numbers compare as doubles, as JavaScript holds them).
@@ -111,37 +79,6 @@ pub fn ucs2_length(s: &str) -> usize {
     s.chars().count()
 }
 
-/// A number as JavaScript's `String(n)` writes it.
-pub fn number_text(x: f64) -> String {
-    let mut out = String::new();
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    write_js_number(&mut out, x);
-    out
-}
-
-/// `parseInt(x)` of a number: JavaScript converts it to a string first, so `1e21` parses as 1.
-fn parse_int_of(x: f64) -> f64 {
-    let text = number_text(x);
-    let digits: String = text
-        .char_indices()
-        .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-'))
-        .map(|(_, c)| c)
-        .collect();
-    match digits.as_str() {
-        "" | "-" => f64::NAN,
-        d => d.parse::<f64>().unwrap_or(f64::NAN),
-    }
-}
-
 /// Ajv's `multipleOf` test (no `multipleOfPrecision`): `res = data / m; res !== parseInt(res)`
 /// means not a multiple.
 pub fn is_multiple_of(data: f64, divisor: f64) -> bool {
@@ -149,7 +86,7 @@ pub fn is_multiple_of(data: f64, divisor: f64) -> bool {
         return false;
     }
     let res = data / divisor;
-    res == parse_int_of(res)
+    res == parse_int_of_number(res)
 }
 
 #[cfg(test)]
@@ -164,15 +101,6 @@ mod tests {
         assert!(!is_multiple_of(1e30, 1.0), "parseInt(1e30) is 1");
         assert!(is_multiple_of(0.0075, 0.0001));
         assert!(!is_multiple_of(0.3, 0.1), "0.3 / 0.1 is 2.9999999999999996");
-    }
-
-    #[test]
-    fn keys_in_for_in_order() {
-        let value = json!({"b": 1, "10": 2, "a": 3, "2": 4});
-        let Value::Object(map) = value else {
-            unreachable!()
-        };
-        assert_eq!(keys(&map), ["2", "10", "b", "a"]);
     }
 
     #[test]

@@ -1,36 +1,9 @@
-//! JavaScript's own rules for strings, where the core must read text as the TypeScript
-//! package's JavaScript does: what `trim()` and a regular expression's `\s` call white space,
-//! what `Number(string)` makes of a string, what `String(value)` makes of a JSON value, how
-//! Node decodes bytes as UTF-8, and the names and words libuv gives system errors in Node's.
+//! JavaScript's conversions: what `Number(string)` makes of a string and what `String(value)`
+//! makes of a JSON value or a number.
 
+use super::is_js_whitespace;
 use crate::json::write_js_number;
 use serde_json::Value;
-use std::borrow::Cow;
-
-/// Bytes as text, as Node's `buffer.toString('utf8')` reads a body: each bad sequence becomes
-/// U+FFFD. Text that is valid (nearly all of it) is only checked, by `from_utf8`, which skips
-/// ASCII a word at a time; the lossy decoder goes byte by byte (about 0.9 ns a byte).
-pub fn utf8_text(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
-/// JavaScript's white space and line terminators (what `String.prototype.trim` removes).
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
 
 /// JavaScript's `Number(string)`.
 pub fn js_number(raw: &str) -> f64 {
@@ -106,49 +79,35 @@ pub fn js_string(value: Option<&Value>) -> String {
     }
 }
 
-/// libuv's name and words for a system error (`EADDRINUSE`, `address already in use`), as
-/// Node's errors give them, for the errors spawning a child or opening a listener can give.
-#[cfg(unix)]
-pub fn uv_error(errno: i32) -> Option<(&'static str, &'static str)> {
-    let known = [
-        (libc::ENOENT, "ENOENT", "no such file or directory"),
-        (libc::EACCES, "EACCES", "permission denied"),
-        (libc::EPERM, "EPERM", "operation not permitted"),
-        (libc::ENOEXEC, "ENOEXEC", "exec format error"),
-        (libc::ENOTDIR, "ENOTDIR", "not a directory"),
-        (libc::EISDIR, "EISDIR", "illegal operation on a directory"),
-        (libc::ELOOP, "ELOOP", "too many symbolic links encountered"),
-        (libc::ENAMETOOLONG, "ENAMETOOLONG", "name too long"),
-        (libc::E2BIG, "E2BIG", "argument list too long"),
-        (libc::ETXTBSY, "ETXTBSY", "text file is busy"),
-        (libc::ENOMEM, "ENOMEM", "not enough memory"),
-        (libc::EAGAIN, "EAGAIN", "resource temporarily unavailable"),
-        (libc::EMFILE, "EMFILE", "too many open files"),
-        (libc::ENFILE, "ENFILE", "file table overflow"),
-        (libc::ESRCH, "ESRCH", "no such process"),
-        (libc::EADDRINUSE, "EADDRINUSE", "address already in use"),
-        (
-            libc::EADDRNOTAVAIL,
-            "EADDRNOTAVAIL",
-            "address not available",
-        ),
-        (
-            libc::EAFNOSUPPORT,
-            "EAFNOSUPPORT",
-            "address family not supported",
-        ),
-        (libc::EINVAL, "EINVAL", "invalid argument"),
-        (libc::ENOBUFS, "ENOBUFS", "no buffer space available"),
-    ];
-    known
-        .iter()
-        .find(|(number, _, _)| *number == errno)
-        .map(|(_, name, words)| (*name, *words))
+/// A number as JavaScript's `String(n)` writes it.
+pub fn number_to_string(x: f64) -> String {
+    let mut out = String::new();
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    write_js_number(&mut out, x);
+    out
 }
 
-#[cfg(not(unix))]
-pub fn uv_error(_errno: i32) -> Option<(&'static str, &'static str)> {
-    None
+/// `parseInt(x)` of a number: JavaScript converts it to a string first, so `1e21` parses as 1.
+pub fn parse_int_of_number(x: f64) -> f64 {
+    let text = number_to_string(x);
+    let digits: String = text
+        .char_indices()
+        .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-'))
+        .map(|(_, c)| c)
+        .collect();
+    match digits.as_str() {
+        "" | "-" => f64::NAN,
+        d => d.parse::<f64>().unwrap_or(f64::NAN),
+    }
 }
 
 #[cfg(test)]
@@ -156,14 +115,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn utf8_text_keeps_valid_text_and_replaces_bad_sequences_as_node_does() {
-        assert!(matches!(
-            utf8_text("héllo ✓".as_bytes()),
-            Cow::Borrowed("héllo ✓")
-        ));
-        // Node: Buffer.from([0x61, 0xff, 0x62, 0xe2, 0x82]).toString() is 'a\ufffdb\ufffd'.
-        assert_eq!(utf8_text(b"a\xffb\xe2\x82"), "a\u{fffd}b\u{fffd}");
-        assert_eq!(utf8_text(b"\xed\xa0\x80"), "\u{fffd}\u{fffd}\u{fffd}");
+    fn number_to_string_and_parse_int_follow_javascript() {
+        assert_eq!(number_to_string(f64::NAN), "NaN");
+        assert_eq!(number_to_string(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(number_to_string(1e21), "1e+21");
+        assert_eq!(parse_int_of_number(1e21), 1.0);
+        assert_eq!(parse_int_of_number(-2.5), -2.0);
+        assert!(parse_int_of_number(f64::NAN).is_nan());
     }
 
     #[test]

@@ -1,0 +1,67 @@
+//! The format vocabulary: `format` and the format limits.
+
+use super::{Data, Run};
+use crate::validate::formats::FormatType;
+use crate::validate::issue::params;
+use crate::validate::program::Keyword;
+use serde_json::Value;
+
+impl<'p> Run<'p> {
+    /// `format`, `formatMaximum` and its kin.
+    pub(super) fn format_keyword(
+        &mut self,
+        keyword: &Keyword,
+        data: Data<'_>,
+        inst: &str,
+        name: Option<&str>,
+    ) {
+        match keyword {
+            Keyword::Format {
+                path,
+                name: format_name,
+                format,
+            } => {
+                let ok = match (format.kind, data.json()) {
+                    (FormatType::String, Some(Value::String(s))) => format.check_str(s),
+                    (FormatType::Number, Some(Value::Number(n))) => format.check_number(n),
+                    _ => true,
+                };
+                if !ok {
+                    self.error(
+                        inst,
+                        path,
+                        "format",
+                        params([("format", Value::from(format_name.as_str()))]),
+                        format!("must match format \"{format_name}\""),
+                        name,
+                    );
+                }
+            }
+            Keyword::FormatLimit {
+                path,
+                cmp,
+                format,
+                limit,
+            } => {
+                let Some(Value::String(s)) = data.json() else {
+                    return;
+                };
+                let fails = format.compare(s, limit).is_some_and(|o| !cmp.passes(o));
+                if fails {
+                    self.error(
+                        inst,
+                        path,
+                        cmp.keyword(true),
+                        params([
+                            ("comparison", Value::from(cmp.ok_str())),
+                            ("limit", Value::from(limit.as_str())),
+                        ]),
+                        format!("should be {} \"{limit}\"", cmp.ok_str()),
+                        name,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! Walking a compiled schema over a value, reporting what Ajv's generated code reports (with
+//! `allErrors`): every error, in the order the code meets them, composite keywords dropping
+//! the errors of the branches they no longer need.
+//! Each of Ajv's vocabularies runs in the file named after it; the evaluated-properties variables
+//! live in `evaluated.rs`.
+
+mod applicator;
+mod core;
+mod evaluated;
+mod format;
+mod unevaluated;
+mod validation;
+
+use super::evaluated::{EvaluatedItems, EvaluatedProps};
+use super::issue::{escape_pointer, params, Issue};
+use super::program::{DataType, GroupCode, Keyword, NodeId, ObjectSchema, Program, SchemaNode};
+use super::value::{self, Lookup};
+use crate::js::for_in_keys;
+use crate::json::member;
+use evaluated::{FrameVariables, ItemsVariable, PropsVariable};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// forever (`{"$ref": "#"}` and kin), where Ajv's generated code overflows the stack.
+const MAX_SAME_VALUE_DEPTH: usize = 64;
+/// Schemas entered in all, values included: a bound on this thread's stack (a level takes
+/// about a kilobyte; tokio's workers have two megabytes).
+const MAX_TOTAL_DEPTH: usize = 700;
+
+/// Why a value was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Invalid {
+    /// Ajv's error objects, in Ajv's order.
+    Issues(Vec<Issue>),
+    /// The schema recursed on the value without end; Ajv throws `RangeError: Maximum call stack
+    /// size exceeded` here.
+    Recursion,
+}
+
+/// A default filled in: at the value `pointer` (a JSON pointer), member `key` set to `value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefaultApplied {
+    pub pointer: String,
+    pub key: String,
+    pub value: Value,
+}
+
+pub fn validate(program: &Program, value: &mut Value) -> Result<Vec<DefaultApplied>, Invalid> {
+    validate_data(program, Data::Json(value), false).0
+}
+
+/// [`validate`], where a member marked `throws` (see [`value::THROWS`]) throws when Ajv's
+/// generated code would read it: the first such marker read ends the run and is returned.
+pub fn validate_reading(
+    program: &Program,
+    value: &mut Value,
+) -> Result<Result<Vec<DefaultApplied>, Invalid>, Value> {
+    match validate_data(program, Data::Json(value), true) {
+        (_, Some(threw)) => Err(threw),
+        (result, None) => Ok(result),
+    }
+}
+
+fn validate_data(
+    program: &Program,
+    data: Data<'_>,
+    reading: bool,
+) -> (Result<Vec<DefaultApplied>, Invalid>, Option<Value>) {
+    let mut run = Run {
+        reading,
+        threw: None,
+        defaults: Vec::new(),
+        program,
+        errors: Vec::new(),
+        depth: 0,
+        total_depth: 0,
+        dynamic: HashMap::new(),
+        runaway: false,
+        frames: Vec::new(),
+        last_call: (PropsVariable::Undefined, ItemsVariable::Undefined),
+    };
+    let mut path = String::new();
+    run.node(program.root, data, &mut path, None);
+    let result = if run.runaway {
+        Err(Invalid::Recursion)
+    } else if run.errors.is_empty() {
+        Ok(run.defaults)
+    } else {
+        Err(Invalid::Issues(run.errors))
+    };
+    (result, run.threw)
+}
+
+/// A value being validated: JSON, or a JavaScript value of no JSON type (`undefined`, or the
+/// function JavaScript finds on `Object.prototype` when a schema names `toString`): every type
+/// check and every comparison fails on it, and only untyped keywords run.
+enum Data<'v> {
+    Json(&'v mut Value),
+    NonJson,
+}
+
+impl Data<'_> {
+    fn json(&self) -> Option<&Value> {
+        match self {
+            Data::Json(v) => Some(v),
+            Data::NonJson => None,
+        }
+    }
+
+    fn reborrow(&mut self) -> Data<'_> {
+        match self {
+            Data::Json(v) => Data::Json(v),
+            Data::NonJson => Data::NonJson,
+        }
+    }
+}
+
+struct Run<'p> {
+    program: &'p Program,
+    /// The defaults filled in, in order.
+    defaults: Vec<DefaultApplied>,
+    errors: Vec<Issue>,
+    /// Schemas entered on the current value.
+    depth: usize,
+    total_depth: usize,
+    /// `dynamicAnchors`: the first schema met for each `$dynamicAnchor` name.
+    dynamic: HashMap<String, NodeId>,
+    /// Set once `depth` passed [`MAX_SAME_VALUE_DEPTH`]: everything after is moot.
+    runaway: bool,
+    /// Whether reading a `throws` marker throws (else it is a value of no JSON type).
+    reading: bool,
+    /// The first `throws` marker read: Ajv's code threw there, so everything after is moot.
+    threw: Option<Value>,
+    /// The variables of the functions running, innermost last.
+    frames: Vec<FrameVariables>,
+    /// What the last function that returned reports as evaluated.
+    last_call: (PropsVariable, ItemsVariable),
+}
+
+fn is_type(value: Option<&Value>, t: DataType) -> bool {
+    let Some(value) = value else { return false };
+    // A marked JavaScript value (undefined, NaN, a BigInt, …) is of no JSON type (with
+    // strictNumbers, NaN and ±Infinity are not numbers).
+    if value::marker(value).is_some() {
+        return false;
+    }
+    match t {
+        DataType::Null => value.is_null(),
+        DataType::Boolean => value.is_boolean(),
+        DataType::Object => value.is_object(),
+        DataType::Array => value.is_array(),
+        DataType::String => value.is_string(),
+        DataType::Number => value.as_f64().is_some_and(f64::is_finite),
+        DataType::Integer => value
+            .as_f64()
+            .is_some_and(|x| x.is_finite() && x.fract() == 0.0),
+    }
+}
+
+impl<'p> Run<'p> {
+    /// Reads a member or item as Ajv's code does (`data.g`, `data[i]`): true when that throws
+    /// (a getter that threw while the JS layer marked the value), which ends the run.
+    fn throws(&mut self, value: Option<&Value>) -> bool {
+        if self.threw.is_some() {
+            return true;
+        }
+        match value {
+            Some(value) if self.reading && value::marker(value) == Some(value::THROWS) => {
+                self.threw = Some(value.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `data[name] !== undefined`, reading the member.
+    fn has(&mut self, map: &Map<String, Value>, name: &str) -> bool {
+        let found = member(map, name);
+        !self.throws(found) && !matches!(value::lookup_found(found, name), Lookup::Missing)
+    }
+
+    /// `fast-deep-equal(a, b)` as Ajv calls it (`const`, `enum`, `uniqueItems`), reading members
+    /// in its order (keys from the last, stopping at the first difference): the answer of
+    /// [`value::deep_equal`], or false once a read threw.
+    fn equal(&mut self, a: &Value, b: &Value) -> bool {
+        // No read can throw: the plain comparison, with no key lists to make.
+        if !self.reading {
+            return value::deep_equal(a, b);
+        }
+        match (a, b) {
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len()
+                    && (0..x.len()).rev().all(|i| {
+                        !self.throws(Some(&x[i]))
+                            && !self.throws(Some(&y[i]))
+                            && self.equal(&x[i], &y[i])
+                    })
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                if x.len() != y.len() || !x.keys().all(|k| y.contains_key(k)) {
+                    return false;
+                }
+                for_in_keys(x).into_iter().rev().all(|k| {
+                    let (p, q) = (&x[k], &y[k]);
+                    !self.throws(Some(p)) && !self.throws(Some(q)) && self.equal(p, q)
+                })
+            }
+            _ => value::deep_equal(a, b),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn error(
+        &mut self,
+        instance: &str,
+        schema_path: &str,
+        keyword: &'static str,
+        params: Map<String, Value>,
+        message: String,
+        property_name: Option<&str>,
+    ) {
+        self.errors.push(Issue {
+            instance_path: instance.to_owned(),
+            schema_path: schema_path.to_owned(),
+            keyword,
+            params,
+            message,
+            property_name: property_name.map(str::to_owned),
+        });
+    }
+
+    /// Validates `data` against node `id`; valid when it added no error. A node that is a
+    /// compiled function of its own runs with fresh variables and leaves what it evaluated in
+    /// `last_call`.
+    fn node(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, name: Option<&str>) -> bool {
+        let before = self.errors.len();
+        let program = self.program;
+        match &program.nodes[id] {
+            SchemaNode::True | SchemaNode::Pending => {
+                self.last_call = (PropsVariable::Undefined, ItemsVariable::Undefined);
+            }
+            SchemaNode::False(path) => {
+                let path = format!("{path}/false schema");
+                self.error(
+                    inst,
+                    &path,
+                    "false schema",
+                    Map::new(),
+                    "boolean schema is false".into(),
+                    name,
+                );
+                self.last_call = (PropsVariable::Undefined, ItemsVariable::Undefined);
+            }
+            SchemaNode::Object(obj) => {
+                if self.threw.is_some() {
+                    return false;
+                }
+                if self.runaway
+                    || self.depth >= MAX_SAME_VALUE_DEPTH
+                    || self.total_depth >= MAX_TOTAL_DEPTH
+                {
+                    self.runaway = true;
+                    return false;
+                }
+                self.depth += 1;
+                self.total_depth += 1;
+                // Variables that nothing reads are not kept: no frame, so their ops find none,
+                // and no record of what each call evaluated.
+                let frame = obj.frame.as_ref().filter(|_| program.reads_evaluated);
+                if let Some(frame) = frame {
+                    self.frames.push(FrameVariables {
+                        props: vec![PropsVariable::Undefined; frame.vars],
+                        items: vec![ItemsVariable::Undefined; frame.vars],
+                    });
+                    self.object_node(obj, data, inst, name);
+                    let values = self.frames.pop().unwrap_or_default();
+                    let props = match &frame.props {
+                        EvaluatedProps::Undefined => PropsVariable::Undefined,
+                        EvaluatedProps::True => PropsVariable::True,
+                        EvaluatedProps::Keys(keys) => {
+                            PropsVariable::Set(keys.iter().cloned().collect())
+                        }
+                        EvaluatedProps::Var(var) => {
+                            values.props.get(*var).cloned().unwrap_or_default()
+                        }
+                    };
+                    let items = match frame.items {
+                        EvaluatedItems::Undefined => ItemsVariable::Undefined,
+                        EvaluatedItems::True => ItemsVariable::True,
+                        EvaluatedItems::Num(n) => ItemsVariable::Num(n),
+                        EvaluatedItems::Var(var) => {
+                            values.items.get(var).copied().unwrap_or_default()
+                        }
+                    };
+                    self.last_call = (props, items);
+                } else {
+                    self.object_node(obj, data, inst, name);
+                }
+                self.depth -= 1;
+                self.total_depth -= 1;
+            }
+        }
+        self.errors.len() == before
+    }
+
+    fn type_error(&mut self, obj: &ObjectSchema, inst: &str, name: Option<&str>) {
+        let message = match &obj.type_value {
+            Value::String(s) => format!("must be {s}"),
+            Value::Array(items) => {
+                let names: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                format!("must be {}", names.join(","))
+            }
+            _ => "must be".into(),
+        };
+        let path = format!("{}/type", obj.path);
+        self.error(
+            inst,
+            &path,
+            "type",
+            params([("type", obj.type_value.clone())]),
+            message,
+            name,
+        );
+    }
+
+    fn object_node(
+        &mut self,
+        obj: &ObjectSchema,
+        mut data: Data<'_>,
+        inst: &mut String,
+        name: Option<&str>,
+    ) {
+        if obj.type_first && !obj.types.iter().any(|t| is_type(data.json(), *t)) {
+            self.type_error(obj, inst, name);
+        }
+        for group in &obj.groups {
+            match group.group.data_type() {
+                None => self.keywords(group, data.reborrow(), inst, name),
+                Some(t) if is_type(data.json(), t) => {
+                    if t == DataType::Object && !obj.defaults.is_empty() {
+                        if let Data::Json(Value::Object(map)) = &mut data {
+                            for (key, default) in &obj.defaults {
+                                if !self.has(map, key) {
+                                    map.insert(key.clone(), default.clone());
+                                    self.defaults.push(DefaultApplied {
+                                        pointer: inst.clone(),
+                                        key: key.clone(),
+                                        value: default.clone(),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    self.keywords(group, data.reborrow(), inst, name)
+                }
+                Some(_) => {
+                    if group.type_error {
+                        self.type_error(obj, inst, name);
+                    }
+                }
+            }
+        }
+    }
+
+    fn keywords(
+        &mut self,
+        group: &GroupCode,
+        mut data: Data<'_>,
+        inst: &mut String,
+        name: Option<&str>,
+    ) {
+        for keyword in &group.keywords {
+            self.keyword(keyword, data.reborrow(), inst, name);
+        }
+    }
+
+    /// Runs a subschema on the same value; returns whether it passed.
+    fn same(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, name: Option<&str>) -> bool {
+        self.node(id, data, inst, name)
+    }
+
+    /// Runs a subschema on a child value at `segment`.
+    fn child(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, segment: &str) -> bool {
+        let len = inst.len();
+        inst.push('/');
+        if segment.contains(['~', '/']) {
+            inst.push_str(&escape_pointer(segment));
+        } else {
+            inst.push_str(segment);
+        }
+        self.enter_child(id, data, inst, len)
+    }
+
+    /// Runs a subschema on array item `index`.
+    fn item(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, index: usize) -> bool {
+        use std::fmt::Write;
+        let len = inst.len();
+        let _ = write!(inst, "/{index}");
+        self.enter_child(id, data, inst, len)
+    }
+
+    fn enter_child(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, len: usize) -> bool {
+        // A new value: recursion on it is bounded by the data, not by this counter.
+        let depth = std::mem::replace(&mut self.depth, 0);
+        let valid = self.node(id, data, inst, None);
+        self.depth = depth;
+        inst.truncate(len);
+        valid
+    }
+
+    /// Runs one keyword; each of Ajv's vocabularies has its own file.
+    fn keyword(
+        &mut self,
+        keyword: &Keyword,
+        data: Data<'_>,
+        inst: &mut String,
+        name: Option<&str>,
+    ) {
+        match keyword {
+            Keyword::Eval(ops) => self.exec(ops),
+            Keyword::Ref { .. } | Keyword::DynamicAnchor { .. } | Keyword::DynamicRef { .. } => {
+                self.core_keyword(keyword, data, inst, name)
+            }
+            Keyword::Const { .. }
+            | Keyword::Enum { .. }
+            | Keyword::NumberLimit { .. }
+            | Keyword::MultipleOf { .. }
+            | Keyword::MaxLength { .. }
+            | Keyword::MinLength { .. }
+            | Keyword::Pattern { .. }
+            | Keyword::MaxItems { .. }
+            | Keyword::MinItems { .. }
+            | Keyword::MaxProperties { .. }
+            | Keyword::MinProperties { .. }
+            | Keyword::UniqueItems { .. }
+            | Keyword::Required { .. }
+            | Keyword::DependentRequired { .. } => {
+                self.validation_keyword(keyword, data, inst, name)
+            }
+            Keyword::Not { .. }
+            | Keyword::AnyOf { .. }
+            | Keyword::OneOf { .. }
+            | Keyword::AllOf { .. }
+            | Keyword::If { .. }
+            | Keyword::PrefixItems { .. }
+            | Keyword::Items { .. }
+            | Keyword::Contains { .. }
+            | Keyword::PropertyNames { .. }
+            | Keyword::AdditionalProperties { .. }
+            | Keyword::Properties { .. }
+            | Keyword::PatternProperties { .. }
+            | Keyword::DependentSchemas { .. } => {
+                self.applicator_keyword(keyword, data, inst, name)
+            }
+            Keyword::Format { .. } | Keyword::FormatLimit { .. } => {
+                self.format_keyword(keyword, data, inst, name)
+            }
+            Keyword::UnevaluatedItems { .. } | Keyword::UnevaluatedProperties { .. } => {
+                self.unevaluated_keyword(keyword, data, inst, name)
+            }
+        }
+    }
+}
