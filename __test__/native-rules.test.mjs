@@ -50,3 +50,10 @@ test('the tenant-id rule is native\'s: trimmed, blank pins nothing, and what no 
   const source = declared('pack-service.js');
   assert.doesNotMatch(source, /NOT_A_HEADER_VALUE|\\x80-\\xff/, 'pack-service.js has a header-value rule of its own');
 });
+
+test('the supervisor\'s text tags are native\'s: supervisor.js reads them and names no letter itself', () => {
+  assert.deepEqual(native.supervisorTextTags(), { stdout: 'o', stderr: 'e', serviceLine: 'l', interrupted: 'i' });
+  const source = declared('supervisor.js');
+  assert.match(source, /native\.supervisorTextTags\(\)/);
+  assert.doesNotMatch(source, /===\s*'[a-z]'/, 'supervisor.js compares a tag of its own');
+});
