@@ -57,3 +57,10 @@ test('the supervisor\'s text tags are native\'s: supervisor.js reads them and na
   assert.match(source, /native\.supervisorTextTags\(\)/);
   assert.doesNotMatch(source, /===\s*'[a-z]'/, 'supervisor.js compares a tag of its own');
 });
+
+test('validateJson\'s answer tags are native\'s: validate.js reads them and names no letter itself', () => {
+  assert.deepEqual(native.validationAnswerTags(), { validWithDefaults: 'v', invalid: 'i', recursed: 'r', threw: 't' });
+  const source = declared('validate.js');
+  assert.match(source, /native\.validationAnswerTags\(\)/);
+  assert.doesNotMatch(source, /result(\[0\])? === '[a-z]'/, 'validate.js compares a tag of its own');
+});
