@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn mtime_is_in_milliseconds_as_node_counts_them() {
-        assert_eq!(node_mtime_ms(Duration::new(2, 500_000_000)), 2500.5);
+        assert_eq!(node_mtime_ms(Duration::new(2, 500_500_000)), 2500.5);
         assert_eq!(node_mtime_ms(Duration::new(1, 250_000)), 1000.25);
         assert_eq!(mtime_ms(Path::new("/no/such/file")), None);
     }

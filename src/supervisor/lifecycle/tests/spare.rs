@@ -86,14 +86,18 @@ fn pids_with(marker: &str) -> Vec<i32> {
         .collect()
 }
 
-/// The spare held for `marker` once there is one other than those in `not`.
-async fn new_spare(marker: &str, not: &[i32]) -> i32 {
+/// The spare held for `marker` once there is one other than those in `not`, and `lifecycle`
+/// holds it (its process shows before the lifecycle stores it, and a start meanwhile would
+/// not find it).
+async fn new_spare(lifecycle: &Lifecycle, marker: &str, not: &[i32]) -> i32 {
     let found = || {
         spares_with(marker)
             .into_iter()
             .find(|pid| !not.contains(pid))
     };
     until(|| found().is_some()).await;
+    let held = || lifecycle.with_state(|state| state.spare.is_some()) == Some(true);
+    until(held).await;
     found().expect("a spare is held")
 }
 
@@ -120,7 +124,7 @@ async fn a_spare_is_held_then_serves_the_next_start_launched_alike() {
     let (lifecycle, seen, _) = spare_lifecycle(true);
     let index = format!("spare-alike-{}", std::process::id());
     let first = lifecycle.start(&index).await.expect("it boots");
-    let spare = new_spare(&index, &[]).await;
+    let spare = new_spare(&lifecycle, &index, &[]).await;
     assert_ne!(port_of(spare), first);
     // Held, it has not listened, and what it wrote waits for its release.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -130,7 +134,7 @@ async fn a_spare_is_held_then_serves_the_next_start_launched_alike() {
     assert_eq!(*lifecycle.serving().borrow(), Some(port_of(spare)));
     assert!(outputs(&seen).contains(&format!("held {spare}")));
     // The next one is held in its turn.
-    let next = new_spare(&index, &[spare]).await;
+    let next = new_spare(&lifecycle, &index, &[spare]).await;
     assert_eq!(raised(&seen), ["started", "started"]);
     lifecycle.close().await;
     assert_eq!(
@@ -145,13 +149,13 @@ async fn a_start_launched_otherwise_or_fresh_kills_the_spare_and_spawns_anew() {
     let (lifecycle, seen, generation) = spare_lifecycle(true);
     let index = format!("spare-otherwise-{}", std::process::id());
     assert!(lifecycle.start(&index).await.is_ok());
-    let spare = new_spare(&index, &[]).await;
+    let spare = new_spare(&lifecycle, &index, &[]).await;
     generation.store(1, Ordering::Relaxed);
     let port = lifecycle.start(&index).await.expect("it boots");
     assert_ne!(port, port_of(spare));
     assert!(!pids_with(&index).contains(&spare), "the spare was killed");
     // Launched alike again, but fresh: the spare held since is not used either.
-    let alike = new_spare(&index, &[spare]).await;
+    let alike = new_spare(&lifecycle, &index, &[spare]).await;
     let port = lifecycle.start_fresh(&index).await.expect("it boots");
     assert_ne!(port, port_of(alike));
     assert!(!pids_with(&index).contains(&alike), "the spare was killed");
@@ -165,7 +169,7 @@ async fn a_spare_that_dies_is_dropped_without_a_word_and_replaced_after_the_next
     let (lifecycle, seen, _) = spare_lifecycle(true);
     let index = format!("spare-dies-{}", std::process::id());
     assert!(lifecycle.start(&index).await.is_ok());
-    let spare = new_spare(&index, &[]).await;
+    let spare = new_spare(&lifecycle, &index, &[]).await;
     // SAFETY: kill(2) only sends a signal, to the spare the test started.
     unsafe {
         libc::kill(spare, libc::SIGKILL);
@@ -180,7 +184,7 @@ async fn a_spare_that_dies_is_dropped_without_a_word_and_replaced_after_the_next
     );
     let port = lifecycle.start(&index).await.expect("it boots");
     assert_ne!(port, port_of(spare));
-    new_spare(&index, &[spare]).await;
+    new_spare(&lifecycle, &index, &[spare]).await;
     assert_eq!(raised(&seen), ["started", "started"]);
     lifecycle.close().await;
     assert_eq!(pids_with(&index), Vec::<i32>::new());
@@ -191,7 +195,7 @@ async fn stop_and_begin_close_kill_the_spare() {
     let (lifecycle, _, _) = spare_lifecycle(true);
     let index = format!("spare-stop-{}", std::process::id());
     assert!(lifecycle.start(&index).await.is_ok());
-    new_spare(&index, &[]).await;
+    new_spare(&lifecycle, &index, &[]).await;
     lifecycle.stop().await;
     assert_eq!(
         pids_with(&index),
@@ -205,7 +209,7 @@ async fn stop_and_begin_close_kill_the_spare() {
         "none made after a stop"
     );
     assert!(lifecycle.start(&index).await.is_ok());
-    let spare = new_spare(&index, &[]).await;
+    let spare = new_spare(&lifecycle, &index, &[]).await;
     lifecycle.begin_close();
     until(|| !pids_with(&index).contains(&spare)).await;
     assert!(
@@ -223,7 +227,7 @@ async fn a_spare_that_listens_while_held_is_not_used_and_none_follows() {
     let (lifecycle, seen, _) = spare_lifecycle(false);
     let index = format!("spare-deaf-{}", std::process::id());
     assert!(lifecycle.start(&index).await.is_ok());
-    let spare = new_spare(&index, &[]).await;
+    let spare = new_spare(&lifecycle, &index, &[]).await;
     // Given time to write `listening` (it does so first thing) and be read.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let port = lifecycle.start(&index).await.expect("it boots");
