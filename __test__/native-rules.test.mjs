@@ -95,3 +95,17 @@ test('the node:http listener writes the status and headers native gives it', () 
   const source = declared('pack-service/node-handler.js');
   assert.doesNotMatch(source, /\b413\b|\\d\+|retry-after|kindgi-duration-ms|kindgi-artifact-version|content-type'\]?:|byteLength|maxBodyBytes/, 'node-handler.js decides HTTP of its own');
 });
+
+test('the supervisor\'s text tags are native\'s: supervisor.js reads them and names no letter itself', () => {
+  assert.deepEqual(native.supervisorTextTags(), { stdout: 'o', stderr: 'e', serviceLine: 'l', interrupted: 'i' });
+  const source = declared('supervisor.js');
+  assert.match(source, /native\.supervisorTextTags\(\)/);
+  assert.doesNotMatch(source, /===\s*'[a-z]'/, 'supervisor.js compares a tag of its own');
+});
+
+test('validateJson\'s answer tags are native\'s: validate.js reads them and names no letter itself', () => {
+  assert.deepEqual(native.validationAnswerTags(), { validWithDefaults: 'v', invalid: 'i', recursed: 'r', threw: 't' });
+  const source = declared('validate.js');
+  assert.match(source, /native\.validationAnswerTags\(\)/);
+  assert.doesNotMatch(source, /result(\[0\])? === '[a-z]'/, 'validate.js compares a tag of its own');
+});

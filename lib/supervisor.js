@@ -28,6 +28,9 @@ const DEFAULT_HOST = '127.0.0.1';
 // The pack service's body cap (src/service/core.rs): the front takes what a child would.
 const DEFAULT_MAX_BODY_BYTES = native.serviceDefaults().maxBodyBytes;
 const TOKEN_RULE = /^[A-Za-z0-9_-]{32,}$/;
+// The tag that starts each text from native that is not an event's JSON
+// (src/supervisor/event_text.rs).
+const TAG = Object.freeze(native.supervisorTextTags());
 
 function count(value, name, fallback, { min = 0 } = {}) {
   if (value === undefined) return fallback;
@@ -246,16 +249,17 @@ export function createPackServiceSupervisor(options) {
   }
 
   // Lines and events come in batches, one per line of `batch` (no line holds a line feed, and
-  // JSON escapes it): an output line as one letter for its stream and the line, a line that is
-  // one of the service's events as `l` and the line, a SIGINT or SIGHUP exit to step through
-  // `nextTurn` as `i` and its id, any other event as JSON.
+  // JSON escapes it): an output line after its stream's tag, a line that is one of the
+  // service's events after `TAG.serviceLine`, a SIGINT or SIGHUP exit to step through
+  // `nextTurn` as `TAG.interrupted` and its id, any other event as JSON.
   function heard(batch) {
     for (const text of batch.split('\n')) {
       try {
-        if (text[0] === 'o') onLog?.(text.slice(1), 'stdout');
-        else if (text[0] === 'e') onLog?.(text.slice(1), 'stderr');
-        else if (text[0] === 'l') onEvent?.(logEvent(text.slice(1)));
-        else if (text[0] === 'i') interrupted(Number(text.slice(1)));
+        const tag = text[0];
+        if (tag === TAG.stdout) onLog?.(text.slice(1), 'stdout');
+        else if (tag === TAG.stderr) onLog?.(text.slice(1), 'stderr');
+        else if (tag === TAG.serviceLine) onEvent?.(logEvent(text.slice(1)));
+        else if (tag === TAG.interrupted) interrupted(Number(text.slice(1)));
         else onEvent?.(JSON.parse(text));
       } catch {
         // A throwing callback must not take the process down, nor the batch's other lines.

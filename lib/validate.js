@@ -14,6 +14,9 @@ const MAX_CACHED = 512;
 /** The key of a marker (see src/validate/value.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';
 
+/** The first letter of each answer of `validateJson` (src/binding/validate.rs). */
+const ANSWER = Object.freeze(native.validationAnswerTags());
+
 /** Whether the last `valueText` had to write something other than what JSON.stringify writes. */
 let rewrote = false;
 
@@ -248,10 +251,10 @@ class Validator {
     if (result === null) return { kind: 'valid' };
     // Ajv's generated code overflows the stack on a schema that recurses on a value forever:
     // its validate throws this, as it throws what a getter it reads throws.
-    if (result === 'r') return { kind: 'threw', cause: new RangeError('Maximum call stack size exceeded') };
+    if (result === ANSWER.recursed) return { kind: 'threw', cause: new RangeError('Maximum call stack size exceeded') };
     const parsed = JSON.parse(result.slice(1));
-    if (result[0] === 't') return { kind: 'threw', cause: reads[parsed] };
-    if (result[0] === 'i') return { kind: 'invalid', issues: parsed };
+    if (result[0] === ANSWER.threw) return { kind: 'threw', cause: reads[parsed] };
+    if (result[0] === ANSWER.invalid) return { kind: 'invalid', issues: parsed };
     return { kind: 'defaults', defaults: parsed };
   }
 }

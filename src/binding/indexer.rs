@@ -2,23 +2,24 @@
 //! JSON text (JavaScript parses it), errors as `IndexerError` JSON in the TypeScript member
 //! order.
 
-use crate::indexer::assemble::{assemble, write, Assembled};
+use crate::indexer::assemble::{assemble, write};
 use crate::indexer::config::{
-    check_config, explicit_format, find_config, language_mismatch, not_found, read_pyproject,
-    two_configs, ConfigFormat, Language, KINDGI_CONFIG_FILENAMES, KINDGI_JSON_CONFIG_FILENAME,
-    NON_FINITE_MARKER, PYPROJECT_FILENAME,
+    check_config, find_config, language_mismatch, locate_config, read_pyproject, ConfigFormat,
+    Language, KINDGI_CONFIG_FILENAMES, KINDGI_JSON_CONFIG_FILENAME, NON_FINITE_MARKER,
+    PYPROJECT_FILENAME,
 };
-use crate::indexer::discover::{discover_files, discover_in_bundle_map, Patterns};
+use crate::indexer::discover::{discover_files, discover_in_bundle_map, mtime_ms, Patterns};
 use crate::indexer::entries::{fields_read, CHECK_FIELDS};
 use crate::indexer::glob::{
     discovery_roots, glob_regex_source_utf16, glob_static_prefix, TEST_FILE_PATTERN,
 };
+use crate::indexer::report::report_json;
 use crate::indexer::request::parse_request;
 use crate::indexer::{
     messages, IndexerError, IndexerErrorCode, PrimitiveKind, INDEX_ENVELOPE_VERSION,
     KERNEL_PAYLOAD_VERSION, RESERVED_CHECK_IDS,
 };
-use crate::json::{to_js_json, write_json_str};
+use crate::json::to_js_json;
 use napi::bindgen_prelude::Utf16String;
 use napi_derive::napi;
 use serde_json::{json, Map, Value};
@@ -134,24 +135,9 @@ pub async fn locate_kindgi_config(
     pack_dir: String,
     config_path: Option<String>,
 ) -> napi::Result<String> {
-    let located = blocking(move || -> Result<(PathBuf, ConfigFormat), IndexerError> {
-        let pack_dir = PathBuf::from(pack_dir);
-        match config_path.map(PathBuf::from) {
-            Some(path) if path.exists() => {
-                let format = explicit_format(&path);
-                Ok((path, format))
-            }
-            Some(_) => Err(not_found(&pack_dir)),
-            None => match find_config(&pack_dir) {
-                None => Err(not_found(&pack_dir)),
-                Some(file) => match file.conflicts_with {
-                    Some(other) => Err(two_configs(&pack_dir, &other)),
-                    None => Ok((file.path, file.format)),
-                },
-            },
-        }
-    })
-    .await?;
+    let located =
+        blocking(move || locate_config(Path::new(&pack_dir), config_path.map(PathBuf::from)))
+            .await?;
     Ok(match located {
         Ok((path, format)) => to_js_json(
             &json!({ "file": { "path": path.display().to_string(), "format": format.as_str() } }),
@@ -220,13 +206,6 @@ pub struct DiscoveryOutcome {
     pub files: Vec<DiscoveredJs>,
     /// `discovery-empty`, or a pattern regress refused, as `IndexerError` JSON.
     pub error: Option<String>,
-}
-
-/// Node's `mtimeMs`: seconds times 1e3 plus nanoseconds over 1e6, in doubles.
-fn mtime_ms(path: &Path) -> Option<f64> {
-    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
-    let since = modified.duration_since(SystemTime::UNIX_EPOCH).ok()?;
-    Some(since.as_secs() as f64 * 1e3 + f64::from(since.subsec_nanos()) / 1e6)
 }
 
 /// Discovers the pack's files: walked under `packDir`, or, given a bundle map (its keys, in
@@ -361,41 +340,4 @@ pub async fn assemble_index(
         }
     })
     .await
-}
-
-/// The report without `outputPath` (JavaScript has it): members in the TypeScript order.
-fn report_json(
-    pack_id: &str,
-    pack_version: &str,
-    assembled: &Assembled,
-    artifact_version: &str,
-    published_at: &str,
-) -> String {
-    let mut out = String::from("{\"packId\":");
-    write_json_str(&mut out, pack_id);
-    out.push_str(",\"packVersion\":");
-    write_json_str(&mut out, pack_version);
-    out.push_str(",\"artifactVersion\":");
-    write_json_str(&mut out, artifact_version);
-    out.push_str(",\"publishedAt\":");
-    write_json_str(&mut out, published_at);
-    let [tools, guardrails, agents, flows] = assembled.counts;
-    out.push_str(&format!(
-        ",\"counts\":{{\"tools\":{tools},\"guardrails\":{guardrails},\"agents\":{agents},\"flows\":{flows}}},\"fileErrors\":["
-    ));
-    for (at, error) in assembled.file_errors.iter().enumerate() {
-        if at > 0 {
-            out.push(',');
-        }
-        error.write_json(&mut out);
-    }
-    out.push_str("],\"warnings\":[");
-    for (at, warning) in assembled.warnings.iter().enumerate() {
-        if at > 0 {
-            out.push(',');
-        }
-        warning.write_json(&mut out);
-    }
-    out.push_str("]}");
-    out
 }

@@ -3,12 +3,13 @@
 //! The JS layer (`lib/*.js`) checks argument types and builds the result objects of the
 //! TypeScript API; these functions take typed arguments and return plain data.
 
+mod callback;
 mod canonical;
 mod env;
 mod errors;
 mod ids;
 mod indexer;
-mod logs;
+mod native_logs;
 mod pack_service;
 mod protocol;
 mod runner_messages;

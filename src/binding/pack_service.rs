@@ -6,45 +6,40 @@
 //! in the same queue, takes aborts to the call's `AbortController`; a second delivers service
 //! events. Neither holds the process; `stop()` releases both.
 
+use crate::binding::callback::JsCallback;
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
-use crate::binding::logs::NativeLogs;
+use crate::binding::native_logs::NativeLogs;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
-use crate::json::{to_js_json, write_members};
-use crate::log::Level;
+use crate::json::write_members;
 use crate::protocol::PackErrorCode;
 use crate::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
-use crate::service::call_log::{call_level, call_message, finished_late_message};
 use crate::service::catalog::Catalog;
 use crate::service::config::parse_pinned_tenant;
 use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS,
 };
-use crate::service::http::{NotReady, Reply};
+use crate::service::event_json::event_json;
+use crate::service::http::Reply;
+use crate::service::js_options::{concurrency_cap, default_deadline_ms};
 use crate::service::listen::{listen, ListenError};
 use crate::service::node_answer::{content_length, NodeAnswer};
+use crate::service::pending_calls::{
+    ended_before_start, stopped, unsettled, PendingCalls, WARM_UP_ID,
+};
 use crate::service::server::{serve, Listening};
 use crate::service::start_gate::{Start, StartGate};
+use crate::service::tickets::{Ticket, Tickets};
 use crate::service::timer_floor::{self, TimerFloor};
 use napi::bindgen_prelude::{FnArgs, ToNapiValue};
-use napi::threadsafe_function::{
-    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
-};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Status;
 use napi_derive::napi;
-use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::oneshot;
 
-// Weak: a pack service holds the process only through the keep-alive its JS side sets while
-// it listens or warms up (lib/pack-service.js), so one served through `handle`, or never
-// used, lets the process exit as the TypeScript service does.
-type Tsfn<T> = ThreadsafeFunction<T, UnknownReturnValue, T, Status, false, true>;
 /// `(callId, position in the index list, request JSON, the tool's input with its defaults
 /// filled as JSON or "" (use the request's), the call's log bindings as JSON or "", "tool" |
 /// "check" | "skip")`. The target is made last: it decides the start, which must not happen
@@ -94,64 +89,20 @@ impl ToNapiValue for DispatchTarget {
     }
 }
 struct JsFunctions {
-    dispatch: Tsfn<DispatchArgs>,
-    events: Tsfn<String>,
-}
-
-/// A call handed to JS and not yet settled.
-struct Pending {
-    settle: oneshot::Sender<Settled>,
-    start: Arc<StartGate>,
+    dispatch: JsCallback<DispatchArgs>,
+    events: JsCallback<String>,
 }
 
 /// Runs calls in JavaScript; holds the threadsafe functions until released.
 struct JsRunner {
     functions: Mutex<Option<Arc<JsFunctions>>>,
-    pending: Mutex<HashMap<u32, Pending>>,
-    next_id: AtomicU32,
+    calls: PendingCalls,
 }
 
 impl JsRunner {
-    /// A call's id, with its settle slot. Ids wrap after 2^32 calls: one still held (a
-    /// handler that ignored its abort) or 0 (the warm-up's) is passed over.
-    fn register(&self, call: Pending) -> u32 {
-        // A poisoned lock (a panic elsewhere): the call cannot be settled and ends by its
-        // deadline.
-        let Ok(mut pending) = self.pending.lock() else {
-            return self.next_id.fetch_add(1, Ordering::Relaxed);
-        };
-        loop {
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            if id != 0 && !pending.contains_key(&id) {
-                pending.insert(id, call);
-                return id;
-            }
-        }
-    }
-
-    /// Ends call `id` with `settled`; false when it is gone. Its place under the cap goes at
-    /// once, on the JS thread that settled it.
+    /// Ends call `id` with `settled`; false when it is gone.
     fn finish(&self, id: u32, settled: Settled) -> bool {
-        let call = self
-            .pending
-            .lock()
-            .ok()
-            .and_then(|mut pending| pending.remove(&id));
-        call.is_some_and(|call| {
-            call.start.settled();
-            call.settle.send(settled).is_ok()
-        })
-    }
-
-    /// Drops call `id`'s settle slot: the task waiting on it ends as unsettled.
-    fn forget(&self, id: u32) {
-        if let Ok(mut pending) = self.pending.lock() {
-            pending.remove(&id);
-        }
-    }
-
-    fn unsettled(&self) -> usize {
-        self.pending.lock().map_or(0, |pending| pending.len())
+        self.calls.finish(id, settled)
     }
 
     fn functions(&self) -> Option<Arc<JsFunctions>> {
@@ -196,20 +147,6 @@ impl JsRunner {
     }
 }
 
-/// Removes a call's slot when its future ends, answered or not.
-struct PendingSlot<'a> {
-    runner: &'a JsRunner,
-    id: u32,
-}
-
-impl Drop for PendingSlot<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut pending) = self.runner.pending.lock() {
-            pending.remove(&self.id);
-        }
-    }
-}
-
 impl Runner for Arc<JsRunner> {
     fn queues_calls(&self) -> bool {
         true
@@ -230,15 +167,9 @@ impl Runner for Arc<JsRunner> {
             // JS parses the body itself: the parsed form (large for a large body) goes now.
             drop(message);
             let word = target.word();
-            let (settle, settled) = oneshot::channel();
-            let id = runner.register(Pending {
-                settle,
-                start: Arc::clone(&start),
-            });
-            let _slot = PendingSlot {
-                runner: &runner,
-                id,
-            };
+            let (id, settled) = runner.calls.register(Arc::clone(&start));
+            // Its slot goes when this future ends, answered or not.
+            let _slot = runner.calls.forget_on_drop(id);
             let Some(functions) = runner.functions() else {
                 return stopped();
             };
@@ -289,12 +220,7 @@ impl Runner for Arc<JsRunner> {
                     // Still queued behind a busy JS thread: it never starts, and holds its
                     // place until the queue reaches it.
                     if start.end() {
-                        return Settled {
-                            answer: Answer::failed(format!(
-                                "The {word} {call_id} ended before it started"
-                            )),
-                            honoured_abort: true,
-                        };
+                        return ended_before_start(word, &call_id);
                     }
                 }
             }
@@ -302,73 +228,6 @@ impl Runner for Arc<JsRunner> {
             settled.await.unwrap_or_else(|_| unsettled(word, &call_id))
         })
     }
-}
-
-/// `defaultTimeoutMs` as Node's `setTimeout` takes the TypeScript service's deadline: under
-/// 1 ms is 1 ms, so a deadline of 0 does not answer a call before its handler could run. (Past
-/// 2^31-1 ms Node fires at once; here it waits, as a deadline that long means.)
-fn default_deadline_ms(ms: f64) -> u64 {
-    ms.max(1.0) as u64
-}
-
-/// The answer of a call that reached the runner after `stop()` released JS: its pack code
-/// provably never ran, so it is refused as a draining service refuses calls (503, to retry).
-fn stopped() -> Settled {
-    Settled {
-        answer: Answer::Transport(NotReady::Draining.reply()),
-        honoured_abort: true,
-    }
-}
-
-/// The answer of a call whose settle slot went without an answer (the JS side gone with it).
-fn unsettled(word: &str, id: &str) -> Settled {
-    Settled {
-        answer: Answer::failed(format!("The {word} {id} ended without an answer")),
-        honoured_abort: true,
-    }
-}
-
-/// An event as the JS `logger` sees it, with the call's log bindings (for a JS `log`) under
-/// `bindings` when there are some, and beside them the record a JS `log` writes under `record`
-/// (its level and message, as `call_log` writes them for a native log).
-fn event_json(event: &ServiceEvent) -> String {
-    let (mut json, bindings, level, message) = match event {
-        ServiceEvent::Call {
-            target,
-            id,
-            duration_ms,
-            outcome,
-            bindings,
-        } => (
-            serde_json::json!({
-                "kind": "call", "target": target, "id": id,
-                "durationMs": *duration_ms as u64, "outcome": outcome
-            }),
-            bindings,
-            call_level(outcome),
-            call_message(target, id, outcome, *duration_ms),
-        ),
-        ServiceEvent::FinishedLate {
-            target,
-            id,
-            after_ms,
-            bindings,
-        } => (
-            serde_json::json!({
-                "kind": "handler-finished-late", "target": target, "id": id,
-                "afterMs": *after_ms as u64
-            }),
-            bindings,
-            Level::Warn,
-            finished_late_message(target, id, *after_ms),
-        ),
-    };
-    if let (Value::Object(fields), Some(bindings)) = (&mut json, bindings) {
-        fields.insert("bindings".into(), Value::Object((**bindings).clone()));
-        let record = serde_json::json!({"level": level.name(), "message": message});
-        fields.insert("record".into(), record);
-    }
-    to_js_json(&json)
 }
 
 /// A pinned tenant as `parse_pinned_tenant` reads it: `tenant` when one is pinned, `refusal`
@@ -580,20 +439,13 @@ pub fn node_failure_answer(body: String) -> ReplyJs {
     NodeAnswer::json(500, body).into()
 }
 
-/// An admitted node:http call waiting for its body.
-struct Ticket {
-    admitted: Admitted,
-    hung_up: oneshot::Receiver<()>,
-}
-
 #[napi]
 pub struct NativePackService {
     service: Arc<PackService>,
     runner: Arc<JsRunner>,
     listening: tokio::sync::Mutex<Option<Listening>>,
-    tickets: Mutex<HashMap<u32, Ticket>>,
-    hang_ups: Mutex<HashMap<u32, oneshot::Sender<()>>>,
-    next_ticket: AtomicU32,
+    /// Admitted node:http calls waiting for their bodies.
+    tickets: Tickets<Admitted>,
     /// Calls through `handle` run on napi's runtime without an accept loop's floor: held until
     /// `stop()` (or until the service is collected).
     timer_floor: Mutex<Option<TimerFloor>>,
@@ -609,8 +461,8 @@ fn invalid(message: impl Into<String>) -> JsError {
 )]
 pub fn create_native_pack_service(
     options: NativePackServiceOptions,
-    dispatch: Tsfn<DispatchArgs>,
-    events: Tsfn<String>,
+    dispatch: JsCallback<DispatchArgs>,
+    events: JsCallback<String>,
     logs: Option<&NativeLogs>,
 ) -> Result<NativePackService, JsError> {
     let catalog = Catalog::from_index_json(&options.index_json)
@@ -619,8 +471,7 @@ pub fn create_native_pack_service(
         parse_pack_env_check(Some(&options.env_check)).map_err(invalid)?;
     let runner = Arc::new(JsRunner {
         functions: Mutex::new(Some(Arc::new(JsFunctions { dispatch, events }))),
-        pending: Mutex::new(HashMap::new()),
-        next_id: AtomicU32::new(1),
+        calls: PendingCalls::default(),
     });
     let sink = Arc::clone(&runner);
     let service = PackService::new(
@@ -628,8 +479,7 @@ pub fn create_native_pack_service(
             catalog,
             token: options.token,
             tenant: options.tenant,
-            // Saturating: Infinity is no cap; 1.5 admits two calls, as `inFlight >= 1.5` does.
-            max_concurrency: options.max_concurrency.ceil() as usize,
+            max_concurrency: concurrency_cap(options.max_concurrency),
             max_body_bytes: options.max_body_bytes as usize,
             default_timeout_ms: default_deadline_ms(options.default_timeout_ms),
             env_check,
@@ -647,9 +497,7 @@ pub fn create_native_pack_service(
         service: Arc::new(service),
         runner,
         listening: tokio::sync::Mutex::new(None),
-        tickets: Mutex::new(HashMap::new()),
-        hang_ups: Mutex::new(HashMap::new()),
-        next_ticket: AtomicU32::new(1),
+        tickets: Tickets::default(),
         timer_floor: Mutex::new(napi::bindgen_prelude::within_runtime_if_available(|| {
             let runtime = tokio::runtime::Handle::try_current().ok()?;
             Some(TimerFloor::hold(runtime.spawn(timer_floor::tick())))
@@ -658,20 +506,6 @@ pub fn create_native_pack_service(
 }
 
 impl NativePackService {
-    /// Forgets a ticket and its hang-up, ending the call's count.
-    fn take_ticket(&self, ticket: u32) {
-        if let Ok(mut hang_ups) = self.hang_ups.lock() {
-            hang_ups.remove(&ticket);
-        }
-        if let Ok(mut tickets) = self.tickets.lock() {
-            tickets.remove(&ticket);
-        }
-    }
-
-    fn take_ticket_keeping_hang_up(&self, ticket: u32) -> Option<Ticket> {
-        self.tickets.lock().ok()?.remove(&ticket)
-    }
-
     /// Hands call `id` its outcome; false when the call is gone.
     fn finish(&self, id: u32, settled: Settled) -> bool {
         self.runner.finish(id, settled)
@@ -729,14 +563,14 @@ impl NativePackService {
     /// goes, with the task waiting on it.
     #[napi]
     pub fn forget(&self, id: u32) {
-        self.runner.forget(id);
+        self.runner.calls.forget(id);
     }
 
     /// Calls handed to pack code and not settled yet, answered or not (a handler that ignored
     /// its abort runs on), and calls queued for the JS thread.
     #[napi]
     pub fn unsettled_calls(&self) -> u32 {
-        u32::try_from(self.runner.unsettled()).unwrap_or(u32::MAX)
+        u32::try_from(self.runner.calls.len()).unwrap_or(u32::MAX)
     }
 
     /// Ends tool call `id` with its handler's output, which Rust checks against the output
@@ -769,16 +603,8 @@ impl NativePackService {
         match self.service.begin(&RequestHead::from(head)) {
             Begin::Reply(reply) => reply.into(),
             Begin::Invoke(admitted) => {
-                let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
-                let (hang_up, hung_up) = oneshot::channel();
-                if let Ok(mut tickets) = self.tickets.lock() {
-                    tickets.insert(ticket, Ticket { admitted, hung_up });
-                }
-                if let Ok(mut hang_ups) = self.hang_ups.lock() {
-                    hang_ups.insert(ticket, hang_up);
-                }
                 let limit = self.service.max_body_bytes() as f64;
-                ReplyJs::empty(0, Some(ticket), Some(limit))
+                ReplyJs::empty(0, Some(self.tickets.issue(admitted)), Some(limit))
             }
         }
     }
@@ -786,48 +612,37 @@ impl NativePackService {
     /// Ends an admitted call that will not be invoked (its body failed).
     #[napi]
     pub fn release(&self, ticket: u32) {
-        self.take_ticket(ticket);
+        // Dropping the admitted call ends its count.
+        self.tickets.end(ticket);
     }
 
     /// Ends an admitted call whose body went past its `bodyLimit`, with the answer to write.
     #[napi]
     pub fn refuse_body(&self, ticket: u32) -> ReplyJs {
-        self.take_ticket(ticket);
+        self.tickets.end(ticket);
         Reply::too_large().into()
     }
 
     /// The caller of an admitted call went away: its handler's abort fires with `cancelled`.
     #[napi]
     pub fn hang_up(&self, ticket: u32) {
-        let hang_up = self
-            .hang_ups
-            .lock()
-            .ok()
-            .and_then(|mut hang_ups| hang_ups.remove(&ticket));
-        if let Some(hang_up) = hang_up {
-            // The call may have ended already; then there is nothing to cancel.
-            let _ = hang_up.send(());
-        }
+        self.tickets.hang_up(ticket);
     }
 
     /// The body of admitted call `ticket` is in. Said at once, on the JS thread, because
     /// `invoke` starts on another thread later, while calls read meanwhile count its upload.
     #[napi]
     pub fn body_received(&self, ticket: u32) {
-        if let Ok(mut tickets) = self.tickets.lock() {
-            if let Some(call) = tickets.get_mut(&ticket) {
-                call.admitted.body_received();
-            }
-        }
+        self.tickets.update(ticket, Admitted::body_received);
     }
 
     /// Runs an admitted call from its body text.
     #[napi]
     pub async fn invoke(&self, ticket: u32, head: RequestHeadJs, body: String) -> ReplyJs {
         let Some(Ticket {
-            mut admitted,
+            call: mut admitted,
             hung_up,
-        }) = self.take_ticket_keeping_hang_up(ticket)
+        }) = self.tickets.take(ticket)
         else {
             return Reply::error(500, "This call was already answered").into();
         };
@@ -837,7 +652,7 @@ impl NativePackService {
             // Dropping the invoke cancels the call, as a hyper connection's hang-up does.
             Ok(()) = hung_up => None,
         };
-        self.take_ticket(ticket);
+        self.tickets.end(ticket);
         match outcome {
             None => ReplyJs::empty(0, None, None),
             Some(Outcome::Reply(reply)) => reply.into(),
@@ -878,7 +693,7 @@ impl NativePackService {
         };
         let status = functions.dispatch.call(
             (
-                0,
+                WARM_UP_ID,
                 0,
                 request,
                 String::new(),
@@ -967,41 +782,5 @@ impl NativePackService {
             floor.take();
         }
         self.runner.release();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::service::admission::Admission;
-
-    #[test]
-    fn a_default_deadline_under_a_millisecond_is_one() {
-        assert_eq!(default_deadline_ms(0.0), 1);
-        assert_eq!(default_deadline_ms(0.5), 1);
-        assert_eq!(default_deadline_ms(1.5), 1);
-        assert_eq!(default_deadline_ms(120_000.0), 120_000);
-        assert_eq!(default_deadline_ms(f64::INFINITY), u64::MAX);
-    }
-
-    #[test]
-    fn call_ids_wrap_past_the_ones_still_held_and_the_warm_up() {
-        let runner = JsRunner {
-            functions: Mutex::new(None),
-            pending: Mutex::new(HashMap::new()),
-            next_id: AtomicU32::new(u32::MAX - 1),
-        };
-        let new_call = || Pending {
-            settle: oneshot::channel().0,
-            start: Arc::new(StartGate::new(Admission::new(1))),
-        };
-        let held = |runner: &JsRunner| runner.register(new_call());
-        assert_eq!(held(&runner), u32::MAX - 1);
-        // u32::MAX is free; then 0 (the warm-up's) is passed over, and 1 is still held.
-        assert_eq!(held(&runner), u32::MAX);
-        if let Ok(mut pending) = runner.pending.lock() {
-            pending.insert(1, new_call());
-        }
-        assert_eq!(held(&runner), 2);
     }
 }

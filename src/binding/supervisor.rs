@@ -3,12 +3,16 @@
 //! environment (the owner's `command` and `env()`, read at every start) and hearing events.
 //! Neither keeps the process alive, and `close()` releases both.
 
+use crate::binding::callback::JsCallback;
 use crate::binding::pack_service::ListenOutcome;
 use crate::json::{has_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::service::listen::listen;
 use crate::service::server::{serve_handler, Served, HEADERS_WITHIN};
 use crate::supervisor::backlog::{Backlog, Batch, Outbox};
 use crate::supervisor::child::{ChildSpec, HOLD_VAR};
+use crate::supervisor::event_text::{
+    event_text, INTERRUPTED, SERVICE_LINE, STDERR_LINE, STDOUT_LINE,
+};
 use crate::supervisor::front::Front;
 use crate::supervisor::lifecycle::{
     EventSink, InterruptWait, Launch, Lifecycle, LifecycleOptions, SupervisorEvent, INTERRUPT_GRACE,
@@ -16,12 +20,10 @@ use crate::supervisor::lifecycle::{
 use crate::supervisor::lines::service_event;
 use crate::supervisor::relay::{RelayCall, RelayOutcome, RelayRoute};
 use napi::bindgen_prelude::Promise;
-use napi::threadsafe_function::{
-    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
-};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Status;
 use napi_derive::napi;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -43,6 +45,26 @@ pub fn service_event_json(line: String) -> Option<String> {
 /// reads it here).
 #[napi(js_name = "PACK_SERVICE_HOLD_VAR")]
 pub const PACK_SERVICE_HOLD_VAR: &str = HOLD_VAR;
+
+/// The tags that start the texts of `heard` that are not an event's JSON (see
+/// `supervisor::event_text`).
+#[napi(object)]
+pub struct SupervisorTextTagsJs {
+    pub stdout: String,
+    pub stderr: String,
+    pub service_line: String,
+    pub interrupted: String,
+}
+
+#[napi(js_name = "supervisorTextTags")]
+pub fn supervisor_text_tags() -> SupervisorTextTagsJs {
+    SupervisorTextTagsJs {
+        stdout: STDOUT_LINE.into(),
+        stderr: STDERR_LINE.into(),
+        service_line: SERVICE_LINE.into(),
+        interrupted: INTERRUPTED.into(),
+    }
+}
 
 /// What JS makes for a start: the child's argv, whole environment and folder.
 #[napi(object)]
@@ -103,10 +125,10 @@ pub struct RelayOutcomeJs {
     pub reason: Option<String>,
 }
 
-// Weak: a supervisor holds the process only through the keep-alive its JS side sets while
-// the front listens or a child serves (lib/supervisor.js), so one never used holds nothing.
-type LaunchFn = ThreadsafeFunction<String, Promise<LaunchSpecJs>, String, Status, false, true>;
-type EventFn = ThreadsafeFunction<String, UnknownReturnValue, String, Status, false, true>;
+/// Makes a child's launch for an index path (the owner's `command` and `env()`).
+type LaunchFn = JsCallback<String, Promise<LaunchSpecJs>>;
+/// Takes a batch of texts (`event_text`), one a line.
+type EventFn = JsCallback<String>;
 
 /// The JS functions, until `close()` releases them.
 #[derive(Default)]
@@ -132,37 +154,6 @@ impl JsSide {
             events.take();
         }
     }
-}
-
-fn event_json(event: SupervisorEvent) -> String {
-    let value = match event {
-        SupervisorEvent::Started { port, index_path } => {
-            json!({"kind": "started", "port": port, "indexPath": index_path})
-        }
-        SupervisorEvent::BootFailed { problems } => {
-            json!({"kind": "boot-failed", "problems": problems})
-        }
-        SupervisorEvent::Exited(exit) => {
-            json!({"kind": "exited", "code": exit.code, "signal": exit.signal})
-        }
-        SupervisorEvent::Restarting { attempt } => {
-            json!({"kind": "restarting", "attempt": attempt})
-        }
-        SupervisorEvent::GaveUp { attempts } => json!({"kind": "gave-up", "attempts": attempts}),
-        // Not an event: JavaScript steps the owner's `nextTurn`, then calls `judgeInterrupt`.
-        SupervisorEvent::Interrupted { id } => return format!("i{id}"),
-        // The line alone, which JavaScript parses into the event as `service_event` read it
-        // (`JSON.parse` of the line is what TypeScript's event holds): writing the parsed event
-        // back out here, for JavaScript to parse again, cost more than the rest of the line's
-        // way.
-        SupervisorEvent::Log { line } => return format!("l{line}"),
-        // Not an event: a line for `onLog`, as it is after one letter for its stream (as JSON
-        // a line of control characters would be six times as long).
-        SupervisorEvent::Output { line, stderr } => {
-            return format!("{}{line}", if stderr { 'e' } else { 'o' });
-        }
-    };
-    to_js_json(&value)
 }
 
 /// Sends `batch` to `heard`; once JavaScript has run it, the texts queued meanwhile go in the
@@ -263,7 +254,7 @@ pub fn create_native_supervisor(
             return;
         }
         if let Some(events) = events_js.events() {
-            let json = event_json(event);
+            let json = event_text(event);
             // Left once JavaScript has run `heard` on its batch (or never will); its text is
             // what waits meanwhile.
             let delivery = entering.enter(json.len());
@@ -376,16 +367,16 @@ impl NativeSupervisor {
         self.js.release();
     }
 
-    /// Judges the SIGINT or SIGHUP exit JavaScript was told of as `i<id>`, once the owner's
-    /// `nextTurn` has stepped it: the events that raises now, as a batch for `heard`, or
-    /// `null`.
+    /// Judges the SIGINT or SIGHUP exit JavaScript was told of (its id after the `INTERRUPTED`
+    /// tag), once the owner's `nextTurn` has stepped it: the events that raises now, as a batch
+    /// for `heard`, or `null`.
     #[napi]
     pub fn judge_interrupt(&self, id: u32) -> Option<String> {
         let raised = self.lifecycle.judge_interrupt(id);
         (!raised.is_empty()).then(|| {
             raised
                 .into_iter()
-                .map(event_json)
+                .map(event_text)
                 .collect::<Vec<_>>()
                 .join("\n")
         })

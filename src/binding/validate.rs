@@ -94,6 +94,36 @@ pub struct NativeValidator {
     stand_ins: bool,
 }
 
+/// The first letter of `validateJson`'s answer, which says what follows it; `lib/validate.js`
+/// reads them from here (`validationAnswerTags`).
+const VALID_WITH_DEFAULTS: char = 'v';
+const INVALID: char = 'i';
+const RECURSED: char = 'r';
+const THREW: char = 't';
+
+/// The tags of `validateJson`'s answers.
+#[napi(object)]
+pub struct ValidationAnswerTagsJs {
+    /// Valid on the input side; the defaults filled in follow.
+    pub valid_with_defaults: String,
+    /// Invalid; the issues follow.
+    pub invalid: String,
+    /// The schema recurses on the value forever; nothing follows.
+    pub recursed: String,
+    /// Ajv's code would read a member whose reading threw; the marker's detail follows.
+    pub threw: String,
+}
+
+#[napi(js_name = "validationAnswerTags")]
+pub fn validation_answer_tags() -> ValidationAnswerTagsJs {
+    ValidationAnswerTagsJs {
+        valid_with_defaults: VALID_WITH_DEFAULTS.into(),
+        invalid: INVALID.into(),
+        recursed: RECURSED.into(),
+        threw: THREW.into(),
+    }
+}
+
 /// What a `throws` marker carries beside its tag (the JS layer's index of what was thrown).
 fn marker_detail(marker: Value) -> Value {
     match marker {
@@ -109,10 +139,11 @@ fn marker_detail(marker: Value) -> Value {
 impl NativeValidator {
     /// Validates a value given as JSON text (JavaScript values JSON has no form for arrive as
     /// markers, see `validate::MARKER_KEY`; lone surrogates as `JSON.stringify` writes
-    /// them). Returns `null` when it is valid on the output side; `v` and the defaults filled in
-    /// (`[[pointer, key, value], …]`) when it is valid on the input side; `i` and the issues when
-    /// it is not; `r` when the schema recurses on it forever; `t` and the `throws` marker's other
-    /// member when Ajv's code would read a member whose reading threw (it throws there too).
+    /// them). Returns `null` when it is valid on the output side; [`VALID_WITH_DEFAULTS`] and the
+    /// defaults filled in (`[[pointer, key, value], …]`) when it is valid on the input side;
+    /// [`INVALID`] and the issues when it is not; [`RECURSED`] when the schema recurses on it
+    /// forever; [`THREW`] and the `throws` marker's other member when Ajv's code would read a
+    /// member whose reading threw (it throws there too).
     #[napi]
     pub fn validate_json(&self, value_json: String) -> Result<Option<String>, JsError> {
         let (value, stand_ins) = parse_with_lone_surrogates(&value_json);
@@ -125,12 +156,17 @@ impl NativeValidator {
         // Issues and defaults name keys and values of both: stand-ins go back as surrogates.
         let restore = |json: String| restore_lone_surrogates_if(json, stand_ins || self.stand_ins);
         Ok(match self.inner.validate_reading(&mut value) {
-            Err(threw) => Some(format!("t{}", to_js_json(&marker_detail(threw)))),
+            Err(threw) => Some(format!("{THREW}{}", to_js_json(&marker_detail(threw)))),
             Ok(Ok(_)) if !self.input => None,
-            Ok(Ok(defaults)) => Some(restore(format!("v{}", defaults_json(&defaults)))),
-            Ok(Err(Invalid::Issues(issues))) => Some(restore(format!("i{}", issues_json(&issues)))),
+            Ok(Ok(defaults)) => Some(restore(format!(
+                "{VALID_WITH_DEFAULTS}{}",
+                defaults_json(&defaults)
+            ))),
+            Ok(Err(Invalid::Issues(issues))) => {
+                Some(restore(format!("{INVALID}{}", issues_json(&issues))))
+            }
             // Where Ajv's generated code overflows the stack; the JS layer throws its RangeError.
-            Ok(Err(Invalid::Recursion)) => Some("r".into()),
+            Ok(Err(Invalid::Recursion)) => Some(RECURSED.into()),
         })
     }
 

@@ -176,6 +176,28 @@ pub fn explicit_format(path: &Path) -> ConfigFormat {
     }
 }
 
+/// Where the config `loadKindgiConfig` reads lives: `config_path` as its name says when it
+/// exists, or else the one config at the pack root.
+pub fn locate_config(
+    pack_dir: &Path,
+    config_path: Option<PathBuf>,
+) -> Result<(PathBuf, ConfigFormat), IndexerError> {
+    match config_path {
+        Some(path) if path.exists() => {
+            let format = explicit_format(&path);
+            Ok((path, format))
+        }
+        Some(_) => Err(not_found(pack_dir)),
+        None => match find_config(pack_dir) {
+            None => Err(not_found(pack_dir)),
+            Some(file) => match file.conflicts_with {
+                Some(other) => Err(two_configs(pack_dir, &other)),
+                None => Ok((file.path, file.format)),
+            },
+        },
+    }
+}
+
 pub fn not_found(pack_dir: &Path) -> IndexerError {
     IndexerError::new(
         IndexerErrorCode::ConfigNotFound,
@@ -355,6 +377,35 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).expect("mkdir");
         dir
+    }
+
+    #[test]
+    fn a_config_is_located_by_its_path_or_at_the_pack_root() {
+        let dir = scratch("locate");
+        let code =
+            |located: Result<(PathBuf, ConfigFormat), IndexerError>| located.err().map(|e| e.code);
+        assert_eq!(
+            code(locate_config(&dir, None)),
+            Some(IndexerErrorCode::ConfigNotFound)
+        );
+        let named = dir.join("custom.json");
+        assert_eq!(
+            code(locate_config(&dir, Some(named.clone()))),
+            Some(IndexerErrorCode::ConfigNotFound)
+        );
+        fs::write(&named, "{}").expect("write");
+        assert_eq!(
+            locate_config(&dir, Some(named.clone())).ok(),
+            Some((named, ConfigFormat::Json))
+        );
+        fs::write(dir.join("kindgi.config.mjs"), "").expect("write");
+        assert_eq!(
+            locate_config(&dir, None).ok(),
+            Some((dir.join("kindgi.config.mjs"), ConfigFormat::Module))
+        );
+        fs::write(dir.join("kindgi.config.json"), "{}").expect("write");
+        assert!(locate_config(&dir, None).is_err(), "two configs");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

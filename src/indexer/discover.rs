@@ -8,6 +8,7 @@ use crate::json::cmp_utf16;
 use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
+use std::time::{Duration, SystemTime};
 
 /// A file to import, by its `/`-separated path relative to the pack folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,9 +114,29 @@ impl Found {
     }
 }
 
+/// Node's `mtimeMs` of `path` (`fs.stat`), when it exists.
+pub fn mtime_ms(path: &Path) -> Option<f64> {
+    let modified = fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(node_mtime_ms(since))
+}
+
+/// Node's `mtimeMs` for a time `since` the epoch: seconds times 1e3 plus nanoseconds over
+/// 1e6, in doubles.
+fn node_mtime_ms(since: Duration) -> f64 {
+    since.as_secs() as f64 * 1e3 + f64::from(since.subsec_nanos()) / 1e6
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mtime_is_in_milliseconds_as_node_counts_them() {
+        assert_eq!(node_mtime_ms(Duration::new(2, 500_500_000)), 2500.5);
+        assert_eq!(node_mtime_ms(Duration::new(1, 250_000)), 1000.25);
+        assert_eq!(mtime_ms(Path::new("/no/such/file")), None);
+    }
     use std::fs;
 
     fn units(text: &str) -> Vec<u16> {

@@ -10,6 +10,7 @@ pub mod error;
 pub mod flow;
 pub mod glob;
 pub mod messages;
+pub mod report;
 pub mod request;
 
 pub use error::{IndexerError, IndexerErrorCode};

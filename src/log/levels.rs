@@ -37,6 +37,22 @@ impl Level {
         }
     }
 
+    /// Every level's name and rank, least severe first (what `lib/logs.js`'s `RANK` holds).
+    pub fn rank_table() -> impl Iterator<Item = (&'static str, u32)> {
+        Level::ALL
+            .into_iter()
+            .map(|level| (level.name(), level.rank()))
+    }
+
+    /// A lifecycle record's level by its event: `error` for a boot that failed or a
+    /// configuration refused, `info` for the rest.
+    pub fn of_lifecycle_event(event: &str) -> Level {
+        match event {
+            "boot-failed" | "config-invalid" => Level::Error,
+            _ => Level::Info,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Level::Error => "error",
@@ -136,6 +152,29 @@ impl SubsystemLevels {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rank_table_is_log_s_own() {
+        let table: Vec<_> = Level::rank_table().collect();
+        assert_eq!(
+            table,
+            [
+                ("trace", 10),
+                ("debug", 20),
+                ("info", 30),
+                ("warn", 40),
+                ("error", 50)
+            ]
+        );
+    }
+
+    #[test]
+    fn lifecycle_failures_are_errors() {
+        assert_eq!(Level::of_lifecycle_event("boot-failed"), Level::Error);
+        assert_eq!(Level::of_lifecycle_event("config-invalid"), Level::Error);
+        assert_eq!(Level::of_lifecycle_event("listening"), Level::Info);
+        assert_eq!(Level::of_lifecycle_event("missing-env"), Level::Info);
+    }
 
     #[test]
     fn parses_levels_loosely() {

@@ -2,8 +2,10 @@
 //! records and its lifecycle lines, in the same shape, order and redaction as the TypeScript
 //! logger, so a reader of either sees the same lines.
 
+pub mod captured;
 pub mod levels;
 pub mod logger;
+pub mod lone_surrogates;
 pub mod record;
 pub mod redact;
 pub mod settings;

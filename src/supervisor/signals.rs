@@ -7,6 +7,7 @@
 //! held by pidfd so that a pid the kernel hands out again is never reached, and ended once the
 //! child itself has gone.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug)]
@@ -167,7 +168,7 @@ fn signal_number(signal: Signal) -> libc::c_int {
 
 /// `None` where the kernel has no pidfd_open (before 5.3), or the process is gone.
 #[cfg(target_os = "linux")]
-pub fn open_pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
+fn open_pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
     use std::os::fd::{FromRawFd, OwnedFd};
     let pid = libc::pid_t::try_from(pid).ok()?;
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
@@ -179,7 +180,7 @@ pub fn open_pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
 
 /// Whether the kernel took the call: the signal was sent, or the process is gone (ESRCH).
 #[cfg(target_os = "linux")]
-pub fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) -> bool {
+fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) -> bool {
     use std::os::fd::AsRawFd;
     // SAFETY: pidfd_send_signal only sends a signal to the process the descriptor refers to;
     // one that has exited gives ESRCH.
@@ -196,7 +197,7 @@ pub fn send_through_pidfd(fd: &std::os::fd::OwnedFd, signal: Signal) -> bool {
 }
 
 #[cfg(unix)]
-pub fn send_to_pid(pid: Option<u32>, signal: Signal) {
+fn send_to_pid(pid: Option<u32>, signal: Signal) {
     let Some(pid) = pid.and_then(|p| libc::pid_t::try_from(p).ok()) else {
         return;
     };
@@ -207,12 +208,65 @@ pub fn send_to_pid(pid: Option<u32>, signal: Signal) {
 }
 
 #[cfg(not(unix))]
-pub fn send_to_pid(pid: Option<u32>, _signal: Signal) {
+fn send_to_pid(pid: Option<u32>, _signal: Signal) {
     // No SIGTERM to send: the child is ended at once, with the processes it started.
     if let Some(pid) = pid {
         let _ = std::process::Command::new("taskkill")
             .args(["/PID", &pid.to_string(), "/T", "/F"])
             .status();
+    }
+}
+
+/// Where a child's signals go. Its exit is reported a while after it is reaped (once its
+/// last lines are read), and by then its pid may belong to another process: a pidfd (Linux) can never reach
+/// one, and `reaped` stops signals as soon as the pid is released.
+#[derive(Debug)]
+pub struct SignalTarget {
+    pid: Option<u32>,
+    #[cfg(target_os = "linux")]
+    pidfd: Option<std::os::fd::OwnedFd>,
+    reaped: AtomicBool,
+}
+
+impl SignalTarget {
+    /// Opened before the child can be reaped (nothing waits for it yet), so the pid is still
+    /// the child's own, running or a zombie.
+    pub fn new(pid: Option<u32>) -> SignalTarget {
+        SignalTarget {
+            pid,
+            #[cfg(target_os = "linux")]
+            pidfd: pid.and_then(open_pidfd),
+            reaped: AtomicBool::new(false),
+        }
+    }
+
+    pub fn send(&self, signal: Signal) {
+        if self.reaped.load(Ordering::Acquire) {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.pidfd {
+            // Gone already (ESRCH), or sent; a kernel or filter that refuses the call falls
+            // back to the pid, which is still the child's (it is not reaped).
+            if send_through_pidfd(fd, signal) {
+                return;
+            }
+        }
+        send_to_pid(self.pid, signal);
+    }
+
+    /// The child's pid, which names it until it is reaped.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub fn is_reaped(&self) -> bool {
+        self.reaped.load(Ordering::Acquire)
+    }
+
+    /// The child is reaped: its pid may name another process from now on.
+    pub fn set_reaped(&self, reaped: bool) {
+        self.reaped.store(reaped, Ordering::Release);
     }
 }
 
@@ -255,5 +309,28 @@ mod tests {
         let gone = runtime
             .block_on(async { tokio::time::timeout(Duration::from_secs(5), found.exited()).await });
         assert!(gone.is_ok(), "all three are seen to exit");
+    }
+
+    /// Signals go through the pidfd, and none is sent once the pid is known to be released.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn signals_reach_the_child_and_stop_once_it_is_reaped() {
+        use std::os::unix::process::ExitStatusExt;
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        let target = SignalTarget::new(Some(sleeper.id()));
+        target.set_reaped(true);
+        target.send(Signal::Kill);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            sleeper.try_wait().expect("try_wait").is_none(),
+            "no signal once reaped"
+        );
+        target.set_reaped(false);
+        target.send(Signal::Kill);
+        let status = sleeper.wait().expect("wait");
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
     }
 }

@@ -2,57 +2,31 @@
 //! Rust. The JS logger facade (`lib/log-records.js`) hands each record over as JSON text; the service
 //! writes its call records here directly, costing the JS thread nothing.
 
+use crate::binding::callback::JsCallback;
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates};
-use crate::log::{stderr_sink, LaterLine, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
-use napi::threadsafe_function::{
-    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
-};
-use napi::Status;
+use crate::json::parse_with_lone_surrogates;
+use crate::log::captured::{capture, keep_if_capturing};
+use crate::log::lone_surrogates::{members_of_json, restoring};
+use crate::log::{stderr_sink, Level, LineSink, LogEnv, LogSettings, Logger, Sink};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use serde_json::{Map, Value};
-use std::cell::RefCell;
 use std::sync::Arc;
 
-/// A JS line sink that does not keep the process alive.
-type WriteFn = ThreadsafeFunction<String, UnknownReturnValue, String, Status, false, true>;
-
-thread_local! {
-    /// Lines written while the JS thread is inside `write` or `event`: handed back to JS, which
-    /// gives them to its `write` before that call returns.
-    static FROM_JS: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
-}
-
-/// A JS `write` function as a sink. `@kindgi/log` writes synchronously, and callers read what a
-/// `log.info()` or `event()` wrote right after it: those lines (JS thread) are collected and
-/// returned to JS; lines from Rust's threads (call records) go through the threadsafe function.
+/// A JS `write` function as a sink: lines written on the JS thread inside `write` or `event`
+/// go back to JS with that call (see `log::captured`); lines from Rust's threads (call
+/// records) go through the threadsafe function.
 struct JsWriteSink {
-    write: WriteFn,
+    write: JsCallback<String>,
 }
 
 impl LineSink for JsWriteSink {
     fn write(&self, line: &str) {
-        let queued = FROM_JS.with(|from_js| match from_js.borrow_mut().as_mut() {
-            Some(lines) => {
-                lines.push(line.to_owned());
-                false
-            }
-            None => true,
-        });
-        if queued {
+        if !keep_if_capturing(line) {
             self.write
                 .call(line.to_owned(), ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
-}
-
-/// Runs `log` (on the JS thread) and returns the lines it wrote to a JS `write` sink, if any.
-fn lines_from_js(log: impl FnOnce()) -> Option<Vec<String>> {
-    FROM_JS.with(|from_js| *from_js.borrow_mut() = Some(Vec::new()));
-    log();
-    FROM_JS
-        .with(|from_js| from_js.borrow_mut().take())
-        .filter(|lines| !lines.is_empty())
 }
 
 /// The `KINDGI_LOG_*` variables (and `NO_COLOR`) as the process has them.
@@ -72,48 +46,7 @@ pub struct NativeLogs {
 impl NativeLogs {
     /// The logger with `bindings` (JSON text of an object; anything else binds nothing).
     pub fn logger(&self, bindings: &str) -> Logger {
-        self.root.child(object(bindings).0)
-    }
-}
-
-/// An object's members from JSON text (none for anything else), and whether the text held
-/// lone surrogates (stand-ins in the members, see `json::parse_with_lone_surrogates`).
-fn object(json: &str) -> (Map<String, Value>, bool) {
-    match parse_with_lone_surrogates(json) {
-        (Ok(Value::Object(map)), lone) => (map, lone),
-        _ => (Map::new(), false),
-    }
-}
-
-/// A sink that writes lone surrogates back as `JSON.stringify` writes them (`\ud800`).
-struct RestoringSink(Sink);
-
-impl LineSink for RestoringSink {
-    fn write(&self, line: &str) {
-        self.0.write(&restore_lone_surrogates(line));
-    }
-
-    fn write_kept(&self, line: &str) {
-        self.0.write_kept(&restore_lone_surrogates(line));
-    }
-
-    fn write_later(&self, line: LaterLine) {
-        self.0.write_later(Box::new(move || {
-            restore_lone_surrogates(&line()).into_owned()
-        }));
-    }
-
-    fn flush(&self) {
-        self.0.flush();
-    }
-}
-
-/// `logger`, writing lone surrogates back when its record's text held some.
-fn restoring(logger: Logger, lone: bool) -> Logger {
-    if lone {
-        logger.with_sink(|sink| Arc::new(RestoringSink(sink)))
-    } else {
-        logger
+        self.root.child(members_of_json(bindings).0)
     }
 }
 
@@ -127,11 +60,10 @@ pub struct LevelRankJs {
 /// Every level and its rank, least severe first.
 #[napi(js_name = "logLevelRanks")]
 pub fn log_level_ranks() -> Vec<LevelRankJs> {
-    Level::ALL
-        .iter()
-        .map(|level| LevelRankJs {
-            name: level.name().into(),
-            rank: level.rank(),
+    Level::rank_table()
+        .map(|(name, rank)| LevelRankJs {
+            name: name.into(),
+            rank,
         })
         .collect()
 }
@@ -149,7 +81,7 @@ pub fn max_redact_depth() -> u32 {
 pub fn create_native_logs(
     env: LogEnvJs,
     is_tty: bool,
-    write: Option<WriteFn>,
+    write: Option<JsCallback<String>>,
 ) -> Result<NativeLogs, JsError> {
     let settings = LogSettings::from_env(
         &LogEnv {
@@ -202,11 +134,11 @@ impl NativeLogs {
             },
             _ => (message, false),
         };
-        let (fields, lone_in_fields) = fields.as_deref().map(object).unwrap_or_default();
-        let (bound, lone_in_bindings) = object(&bindings);
+        let (fields, lone_in_fields) = fields.as_deref().map(members_of_json).unwrap_or_default();
+        let (bound, lone_in_bindings) = members_of_json(&bindings);
         let lone = lone_in_message || lone_in_fields || lone_in_bindings;
         let logger = restoring(self.root.child(bound), lone);
-        lines_from_js(|| logger.log_kept(level, &message, fields, &in_message.unwrap_or_default()))
+        capture(|| logger.log_kept(level, &message, fields, &in_message.unwrap_or_default()))
     }
 
     /// Writes a lifecycle record (subsystem `pack`), whatever the levels: `event` and `kind`
@@ -218,15 +150,12 @@ impl NativeLogs {
         message: String,
         fields: Option<String>,
     ) -> Option<Vec<String>> {
-        let level = match kind.as_str() {
-            "boot-failed" | "config-invalid" => Level::Error,
-            _ => Level::Info,
-        };
-        let (mut fields, lone) = fields.as_deref().map(object).unwrap_or_default();
+        let level = Level::of_lifecycle_event(&kind);
+        let (mut fields, lone) = fields.as_deref().map(members_of_json).unwrap_or_default();
         fields.insert("event".into(), kind.clone().into());
         fields.insert("kind".into(), kind.into());
         let logger = restoring(self.logger(r#"{"subsystem":"pack"}"#).unfiltered(), lone);
-        lines_from_js(|| {
+        capture(|| {
             logger.log_kept(level, &message, fields, &[]);
             // The process may go on to exit: the line is out first, unless stderr's reader
             // is too far behind (`FLUSH_WAIT`).
