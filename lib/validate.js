@@ -6,10 +6,10 @@ import { fastAnswer, fastValidator } from './validate-fast.js';
 
 /**
  * Validators by side and schema text, as TypeScript keys them: a schema edited in place is a
- * new key, so a hot reload takes effect. The oldest goes past 512.
+ * new key, so a hot reload takes effect. The oldest goes past the native cache's size.
  */
 const byText = new Map();
-const MAX_CACHED = 512;
+const MAX_CACHED = native.validatorCacheSize();
 
 /** The key of a marker (see src/validate/value.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';

@@ -1,37 +1,13 @@
-//! `compileSchema`: compiled validators, cached by the schema's text so a schema is compiled
-//! once however many objects carry it.
+//! `compileSchema`: the core's cached validators (`validate::cache`) for JavaScript.
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
 use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json};
+use crate::validate::cache::{self, CacheError, Compiled};
 use crate::validate::{defaults_json, issues_json, Invalid, Side, Validator};
 use napi::Either;
 use napi_derive::napi;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, LazyLock, Mutex};
-
-/// Enough for every schema of a large pack, a few edits over (the TypeScript cache's size).
-const MAX_CACHED: usize = 512;
-
-/// A cache key: the side and the SHA-256 of the schema's JSON text (the text itself would make
-/// the cache as large as every schema it holds).
-type CacheKey = (bool, [u8; 32]);
-
-/// A compiled schema and whether its text held a lone surrogate (compiled as a stand-in).
-type Compiled = (Arc<Validator>, bool);
-
-/// Compiled validators by side and schema digest, oldest evicted first.
-struct Cache {
-    by_key: HashMap<CacheKey, Compiled>,
-    order: VecDeque<CacheKey>,
-}
-
-static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| {
-    Mutex::new(Cache {
-        by_key: HashMap::new(),
-        order: VecDeque::new(),
-    })
-});
+use std::sync::Arc;
 
 fn side_of(side: &str) -> Result<Side, NativeError> {
     match side {
@@ -47,42 +23,24 @@ fn side_of(side: &str) -> Result<Side, NativeError> {
     }
 }
 
-fn compile_cached(schema_json: String, side: Side) -> Result<Compiled, NativeError> {
-    use sha2::{Digest, Sha256};
-    let key: CacheKey = (
-        side == Side::Input,
-        Sha256::digest(schema_json.as_bytes()).into(),
-    );
-    if let Ok(cache) = CACHE.lock() {
-        if let Some(found) = cache.by_key.get(&key) {
-            return Ok(found.clone());
-        }
-    }
-    // A lone surrogate (`"\ud800"`, as JSON.stringify writes one) is a string Ajv compiles.
-    let (schema, stand_ins) = parse_with_lone_surrogates(&schema_json);
-    let schema: Value = schema.map_err(|e| {
-        NativeError::new(
+fn compile_cached(schema_json: &str, side: Side) -> Result<Compiled, NativeError> {
+    cache::compile_cached(schema_json, side).map_err(|error| match error {
+        CacheError::NotJson(reason) => NativeError::new(
             NativeErrorCode::InvalidJsonValue,
-            format!("The schema is not JSON: {e}"),
-        )
-    })?;
-    let validator = Arc::new(Validator::compile(&schema, side).map_err(|e| {
+            format!("The schema is not JSON: {reason}"),
+        ),
         // The JS layer sets `name` from the part before the first newline.
-        NativeError::new(
+        CacheError::Refused { error, stand_ins } => NativeError::new(
             NativeErrorCode::SchemaCompileFailed,
-            restore_lone_surrogates_if(format!("{}\n{}", e.name, e.message), stand_ins),
-        )
-    })?);
-    if let Ok(mut cache) = CACHE.lock() {
-        if cache.order.len() >= MAX_CACHED {
-            if let Some(oldest) = cache.order.pop_front() {
-                cache.by_key.remove(&oldest);
-            }
-        }
-        cache.order.push_back(key);
-        cache.by_key.insert(key, (validator.clone(), stand_ins));
-    }
-    Ok((validator, stand_ins))
+            restore_lone_surrogates_if(format!("{}\n{}", error.name, error.message), stand_ins),
+        ),
+    })
+}
+
+/// How many compiled schemas the cache keeps, for `lib/validate.js`'s own cache.
+#[napi(js_name = "validatorCacheSize")]
+pub fn validator_cache_size() -> u32 {
+    cache::MAX_CACHED as u32
 }
 
 /// A compiled schema, shared by every caller that compiled the same text.
@@ -198,7 +156,7 @@ pub fn check_format(name: String, value: Either<String, f64>) -> bool {
 #[napi(js_name = "compileSchemaJson")]
 pub fn compile_schema_json(schema_json: String, side: String) -> Result<NativeValidator, JsError> {
     let side = side_of(&side)?;
-    let (inner, stand_ins) = compile_cached(schema_json, side)?;
+    let (inner, stand_ins) = compile_cached(&schema_json, side)?;
     Ok(NativeValidator {
         inner,
         input: side == Side::Input,

@@ -14,6 +14,7 @@
 //! (ajv-formats), `value` (JSON values as Ajv's code reads them), `issue` (its error objects),
 //! `fast_js` (the schema written as JavaScript for the in-process fast path).
 
+pub mod cache;
 mod compile;
 mod error;
 mod evaluated;
