@@ -1,5 +1,6 @@
 // The index writer: canonicalJson and writeIndex against the TypeScript package's rule, on a
-// generated 10,000-tool index. Bytes are compared before anything is timed.
+// generated 10,000-tool index, a 400-tool one (a large real pack) and a 100 KB string-heavy
+// value. Bytes are compared before anything is timed.
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rename, rm, writeFile, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -98,6 +99,48 @@ export function generatedIndex(tools = 10000) {
   };
 }
 
+/** About 100 KB of prose in 40 strings: quotes, newlines and non-ASCII to escape or keep. */
+export function stringHeavyValue() {
+  const sentence = 'The "quick" brown fox — naïve café ✓ — jumps over the lazy dog.\n';
+  return {
+    id: 'acme.support.notes',
+    paragraphs: Array.from({ length: 40 }, (_, i) => `${i}: ${sentence.repeat(36)}`),
+  };
+}
+
+/** canonicalJson, and writeIndex when `index` is an index, on a smaller input: `inner` calls a round. */
+async function smaller(label, value, { rounds, inner, dir, isIndex }) {
+  const compact = Buffer.from(JSON.stringify(value));
+  assert.equal(canonicalJson(value), jsCanonicalJson(value), `canonicalJson differs on ${label}`);
+  const canonical = await compare(
+    {
+      js: () => jsCanonicalJson(value),
+      native: () => canonicalJson(value),
+      nativeFromText: () => native.canonicalJsonText(compact),
+      jsFromText: () => jsCanonicalJson(JSON.parse(compact.toString())),
+    },
+    { rounds, inner },
+  );
+  const kb = `${Math.round(compact.length / 1e3)} KB`;
+  const rows = [
+    [`canonicalJson, ${label} (${kb} compact)`, fmt(canonical.js), fmt(canonical.native), ratio(canonical.js, canonical.native)],
+    [`canonical JSON from JSON text, ${label}`, fmt(canonical.jsFromText), fmt(canonical.nativeFromText), ratio(canonical.jsFromText, canonical.nativeFromText)],
+  ];
+  if (isIndex) {
+    const jsPath = path.join(dir, 'small-js', 'index.json');
+    const nativePath = path.join(dir, 'small-native', 'index.json');
+    await jsWriteIndex(value, jsPath);
+    await writeIndex(value, nativePath);
+    assert.equal(await readFile(nativePath, 'utf8'), await readFile(jsPath, 'utf8'), `writeIndex differs on ${label}`);
+    const writes = await compare(
+      { js: () => jsWriteIndex(value, jsPath), native: () => writeIndex(value, nativePath) },
+      { rounds, inner },
+    );
+    rows.push([`writeIndex, ${label}: whole call`, fmt(writes.js), fmt(writes.native), ratio(writes.js, writes.native)]);
+  }
+  return rows;
+}
+
 export async function run({ rounds }) {
   const index = generatedIndex();
   const compact = Buffer.from(JSON.stringify(index));
@@ -138,9 +181,14 @@ export async function run({ rounds }) {
     blockedMs = blockedMs.slice(2);
     const blocked = [...blockedMs].sort((a, b) => a - b)[blockedMs.length >> 1];
     const mb = (expected.length / 1e6).toFixed(1);
+    const small = [
+      ...(await smaller('400 tools', generatedIndex(400), { rounds, inner: 5, dir, isIndex: true })),
+      ...(await smaller('100 KB string-heavy value', stringHeavyValue(), { rounds, inner: 200, dir, isIndex: false })),
+    ];
+    const smallTable = table(['operation', 'TypeScript rule (ms)', 'native (ms)', 'native speed-up'], small);
     return {
       title: `Index writer: 10,000 tools (${mb} MB of canonical JSON), median ms of ${rounds} interleaved rounds`,
-      text: table(
+      text: `${table(
         ['operation', 'TypeScript rule (ms)', 'native (ms)', 'native speed-up'],
         [
           ['canonicalJson(index)', fmt(canonical.js), fmt(canonical.native), ratio(canonical.js, canonical.native)],
@@ -149,7 +197,7 @@ export async function run({ rounds }) {
           ['canonical JSON from JSON text (parse + canonical)', fmt(canonical.jsFromText), fmt(canonical.nativeFromText), ratio(canonical.jsFromText, canonical.nativeFromText)],
           ['(floor) JSON.stringify(index) alone', '', fmt(canonical.stringifyOnly), ''],
         ],
-      ),
+      )}\n\nSmaller inputs, median ms a call:\n\n${smallTable}`,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

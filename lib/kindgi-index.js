@@ -52,7 +52,7 @@ export async function writeIndex(index, outputPath, options = {}) {
   }
   const artifactVersion = optionalString(options, 'artifactVersion');
   const publishedAt = optionalString(options, 'publishedAt');
-  const text = jsonText(index, 'The index');
+  const text = Buffer.from(jsonText(index, 'The index'));
   const written = await native.writeIndexText(text, outputPath, artifactVersion, publishedAt);
   if (written.errorCode !== undefined) {
     const extra = written.errorCode === 'output-write-failed' ? { filePath: outputPath } : {};

@@ -1,9 +1,9 @@
 //! `writeIndex`: the index's lists sorted by id, `artifactVersion` and `publishedAt` filled in,
 //! the canonical text written to a temporary file beside the output and renamed into place.
 
-use super::{canonical_text, iso_utc_millis, utc_yyyymmdd};
+use super::{canonical_object_text, iso_utc_millis, utc_yyyymmdd, Part};
 use crate::ids::index_hash;
-use crate::json::{with_parsed, write_js_number, JsonStr, Node, ParseError};
+use crate::json::{with_tape, write_js_number, JsonKey, JsonStr, ParseError, Tape, Token};
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
@@ -126,94 +126,121 @@ fn node_errno(error: &io::Error) -> Option<(&'static str, &'static str)> {
 /// Writes the index and says what was written.
 pub fn write_index(request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
     let text = request.text;
-    with_parsed(text, |index| write_parsed(index, request)).map_err(IndexWriteError::Parse)?
+    with_tape(text, |index| write_parsed(&index, request)).map_err(IndexWriteError::Parse)?
 }
 
 fn write_parsed(
-    mut index: Node<'_>,
+    index: &Tape<'_>,
     request: IndexWriteRequest<'_>,
 ) -> Result<IndexWritten, IndexWriteError> {
-    if !matches!(index, Node::Object(_)) {
+    if !matches!(index.token(Tape::ROOT), Token::Object { .. }) {
         return Err(IndexWriteError::NotAnObject);
     }
+    let mut members: Vec<(JsonKey<'_>, Part<'_>)> = index
+        .members(Tape::ROOT)
+        .map(|(key, value)| (key, Part::Value(value)))
+        .collect();
     for list in SORTED_LISTS {
-        sort_by_id(&mut index, list);
+        sort_by_id(index, &mut members, list);
     }
     let artifact_version = match request
         .artifact_version
-        .or_else(|| own_string(&index, "artifactVersion"))
+        .or_else(|| own_string(index, "artifactVersion"))
     {
         Some(pinned) => pinned,
         None => next_artifact_version(request.output_path, request.now),
     };
     let published_at = request
         .published_at
-        .or_else(|| own_string(&index, "publishedAt"))
+        .or_else(|| own_string(index, "publishedAt"))
         .unwrap_or_else(|| iso_utc_millis(request.now));
-    set_string(&mut index, "artifactVersion", &artifact_version);
-    set_string(&mut index, "publishedAt", &published_at);
+    set_string(&mut members, "artifactVersion", &artifact_version);
+    set_string(&mut members, "publishedAt", &published_at);
 
-    let text = canonical_text(&index, request.text.len());
+    let text = canonical_object_text(index, &members, request.text.len());
     let millis = request
         .now
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_millis();
-    write_atomically(request.output_path, text.as_bytes(), request.pid, millis).map_err(
-        |failure| IndexWriteError::Output {
-            output_path: request.output_path.to_path_buf(),
-            failure,
-        },
-    )?;
+    let (written, index_hash) = write_and_hash(request.output_path, &text, request.pid, millis);
+    written.map_err(|failure| IndexWriteError::Output {
+        output_path: request.output_path.to_path_buf(),
+        failure,
+    })?;
     Ok(IndexWritten {
         artifact_version,
         published_at,
-        index_hash: index_hash(text.as_bytes()),
+        index_hash,
         bytes: text.len(),
     })
 }
 
+/// Writes `text` to `output_path` and hashes it, the two at once: they take about as long, and
+/// the hash of a failed write is simply not used.
+fn write_and_hash(
+    output_path: &Path,
+    text: &str,
+    pid: u32,
+    millis: u128,
+) -> (Result<(), FsFailure>, String) {
+    let bytes = text.as_bytes();
+    std::thread::scope(|scope| {
+        let hashing = std::thread::Builder::new()
+            .name("kindgi-index-hash".into())
+            .spawn_scoped(scope, || index_hash(bytes));
+        let written = write_atomically(output_path, bytes, pid, millis);
+        // Without a thread (none could be started, or it ended early) the hash is made here.
+        let hash = hashing
+            .ok()
+            .and_then(|thread| thread.join().ok())
+            .unwrap_or_else(|| index_hash(bytes));
+        (written, hash)
+    })
+}
+
 /// The top-level string member `key`, decoded.
-fn own_string(index: &Node<'_>, key: &str) -> Option<String> {
+fn own_string(index: &Tape<'_>, key: &str) -> Option<String> {
+    let at = index.get(Tape::ROOT, key)?;
     index
-        .get(key)?
-        .string_units()
+        .string_units(at)
         .map(|units| String::from_utf16_lossy(&units))
 }
 
 /// Replaces every `key` member with one string member (the writer sorts keys anyway).
-fn set_string(index: &mut Node<'_>, key: &'static str, value: &str) {
-    if let Node::Object(members) = index {
-        members.retain(|(k, _)| !k.is(key));
-        members.push((
-            JsonStr {
-                raw: key,
-                escaped: false,
-            },
-            Node::OwnedString(value.to_owned()),
-        ));
-    }
+fn set_string<'t>(members: &mut Vec<(JsonKey<'_>, Part<'t>)>, key: &'static str, value: &'t str) {
+    members.retain(|(k, _)| !k.is(key));
+    members.push((
+        JsonStr {
+            raw: key,
+            escaped: false,
+        },
+        Part::Text(value),
+    ));
 }
 
 /// Sorts the list `key` by its items' `id`, stably, by UTF-16 code units (the TypeScript
 /// indexer's `a.id < b.id`). A list with an item that has no string `id` is left as it is:
 /// JavaScript's comparisons with `undefined` give no consistent order to reproduce.
-fn sort_by_id(index: &mut Node<'_>, key: &str) {
-    let Some(position) = index.position(key) else {
+fn sort_by_id(index: &Tape<'_>, members: &mut [(JsonKey<'_>, Part<'_>)], key: &str) {
+    // The member JSON.parse keeps: the last duplicate.
+    let Some((_, part)) = members.iter_mut().rev().find(|(k, _)| k.is(key)) else {
         return;
     };
-    let Node::Object(members) = index else { return };
-    let Node::Array(items) = &mut members[position].1 else {
+    let Part::Value(list) = *part else { return };
+    if !matches!(index.token(list), Token::Array { .. }) {
         return;
-    };
-    let ids: Option<Vec<Vec<u16>>> = items
-        .iter()
-        .map(|item| item.get("id").and_then(Node::string_units))
+    }
+    let keyed: Option<Vec<(Vec<u16>, usize)>> = index
+        .items(list)
+        .map(|item| {
+            let id = index.get(item, "id")?;
+            Some((index.string_units(id)?, item))
+        })
         .collect();
-    let Some(ids) = ids else { return };
-    let mut keyed: Vec<(Vec<u16>, Node<'_>)> = ids.into_iter().zip(items.drain(..)).collect();
+    let Some(mut keyed) = keyed else { return };
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    items.extend(keyed.into_iter().map(|(_, item)| item));
+    *part = Part::Items(keyed.into_iter().map(|(_, item)| item).collect());
 }
 
 /// `YYYYMMDD.N` for today (UTC): N is one more than the number of the index already at
@@ -224,7 +251,7 @@ fn next_artifact_version(output_path: &Path, now: SystemTime) -> String {
         .ok()
         .and_then(|bytes| {
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            with_parsed(&text, |node| own_string(&node, "artifactVersion"))
+            with_tape(&text, |tape| own_string(&tape, "artifactVersion"))
                 .ok()
                 .flatten()
         })

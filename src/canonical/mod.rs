@@ -16,51 +16,106 @@ pub use index::{
 pub use time::{iso_utc_millis, utc_yyyymmdd, write_iso_utc_millis};
 
 use crate::json::{
-    array_index, cmp_utf16, decode_json_string, with_parsed, write_js_number_text, write_json_str,
-    write_json_utf16, JsonKey, JsonStr, Node, ParseError,
+    array_index, cmp_utf16, decode_json_string, rewrite_json_string, with_tape,
+    write_js_number_text, write_json_str, JsonKey, JsonStr, ParseError, Tape, Token,
+    DEEP_STACK_BYTES,
 };
 use std::cmp::Ordering;
 
 /// The canonical text of a JSON document.
 pub fn canonical_json(text: &str) -> Result<String, ParseError> {
-    with_parsed(text, |node| canonical_text(&node, text.len()))
+    with_tape(text, |tape| canonical_text(&tape, text.len()))
 }
 
 /// The canonical text of a parsed document; `size_hint` is the input's length.
-pub fn canonical_text(node: &Node<'_>, size_hint: usize) -> String {
-    // Two-space indentation roughly doubles a compact document.
-    let mut writer = Writer {
-        out: String::with_capacity(size_hint * 2 + 16),
-        scratch: Vec::new(),
-    };
-    writer.node(node, 0);
-    writer.out.push('\n');
-    writer.out
+pub fn canonical_text(tape: &Tape<'_>, size_hint: usize) -> String {
+    let mut writer = Writer::new(tape, size_hint);
+    writer.value(Tape::ROOT, 0);
+    writer.finish()
 }
 
-const SPACES: &str = "                                                                ";
+/// A member of an object put together from a tape's values (the index writer's top level).
+pub enum Part<'t> {
+    /// The value at this index of the tape.
+    Value(usize),
+    /// An array of the values at these indices.
+    Items(Vec<usize>),
+    /// A string that is not in the text.
+    Text(&'t str),
+}
 
-/// Writes a tree, reusing one sort buffer per nesting level.
-struct Writer<'a> {
+/// The canonical text of an object of `members` (in document order, duplicates included),
+/// whose values come from `tape`; `size_hint` is the input's length.
+pub fn canonical_object_text(
+    tape: &Tape<'_>,
+    members: &[(JsonKey<'_>, Part<'_>)],
+    size_hint: usize,
+) -> String {
+    let mut writer = Writer::new(tape, size_hint);
+    let keys = members.iter().enumerate().map(|(i, (key, _))| (*key, i));
+    writer.object(keys, 0, |writer, member, level| match &members[member].1 {
+        Part::Value(at) => writer.value(*at, level),
+        Part::Items(items) => writer.array_of(items, level),
+        Part::Text(text) => write_json_str(&mut writer.out, text),
+    });
+    writer.finish()
+}
+
+/// An array whose items span this many tokens is written by two threads: below it, a thread
+/// costs more than it saves.
+const PARALLEL_TOKENS: usize = 1 << 18;
+
+/// A comma, a newline and the deepest indentation written in one piece.
+const LINE_BREAK: &str = concat!(
+    ",\n",
+    "                                                                ",
+    "                                                                ",
+);
+
+/// Writes a tape's values, reusing one sort buffer per nesting level.
+struct Writer<'t, 'a> {
+    tape: &'t Tape<'a>,
     out: String,
     scratch: Vec<Vec<SortKey<'a>>>,
 }
 
-impl<'a> Writer<'a> {
-    fn newline_indent(&mut self, level: usize) {
+impl<'t, 'a> Writer<'t, 'a> {
+    fn new(tape: &'t Tape<'a>, size_hint: usize) -> Self {
+        Writer {
+            tape,
+            // Two-space indentation roughly doubles a compact document.
+            out: String::with_capacity(size_hint * 2 + 16),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn finish(mut self) -> String {
         self.out.push('\n');
-        let mut width = level * 2;
-        while width > 0 {
-            let run = width.min(SPACES.len());
-            self.out.push_str(&SPACES[..run]);
-            width -= run;
+        self.out
+    }
+
+    /// Ends a line (after a comma when `comma`) and indents the next to `level`.
+    fn line_break(&mut self, comma: bool, level: usize) {
+        let start = if comma { 0 } else { 1 };
+        let width = level * 2;
+        let spaces = LINE_BREAK.len() - 2;
+        if width <= spaces {
+            self.out.push_str(&LINE_BREAK[start..2 + width]);
+            return;
+        }
+        self.out.push_str(&LINE_BREAK[start..]);
+        let mut rest = width - spaces;
+        while rest > 0 {
+            let run = rest.min(spaces);
+            self.out.push_str(&LINE_BREAK[2..2 + run]);
+            rest -= run;
         }
     }
 
     fn string(&mut self, s: &JsonStr<'_>) {
         if s.escaped {
-            // Re-escape the decoded units: the input may escape what JSON.stringify would not.
-            write_json_utf16(&mut self.out, &decode_json_string(s.raw));
+            // Re-escape the decoded text: the input may escape what JSON.stringify would not.
+            rewrite_json_string(&mut self.out, s.raw);
         } else {
             // Valid JSON string text without a backslash holds no `"`, `\` or control
             // character: it is already what JSON.stringify writes.
@@ -70,32 +125,92 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn node(&mut self, node: &'a Node<'a>, level: usize) {
-        match node {
-            Node::Null => self.out.push_str("null"),
-            Node::Bool(true) => self.out.push_str("true"),
-            Node::Bool(false) => self.out.push_str("false"),
-            Node::Number(token) => write_js_number_text(&mut self.out, token),
-            Node::String(s) => self.string(s),
-            Node::OwnedString(s) => write_json_str(&mut self.out, s),
-            Node::Array(items) if items.is_empty() => self.out.push_str("[]"),
-            Node::Array(items) => {
-                self.out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    self.newline_indent(level + 1);
-                    self.node(item, level + 1);
-                }
-                self.newline_indent(level);
-                self.out.push(']');
+    fn value(&mut self, at: usize, level: usize) {
+        let tape = self.tape;
+        match tape.token(at) {
+            Token::Null => self.out.push_str("null"),
+            Token::Bool(true) => self.out.push_str("true"),
+            Token::Bool(false) => self.out.push_str("false"),
+            Token::Number(token) => write_js_number_text(&mut self.out, token),
+            Token::String(s) => self.string(&s),
+            Token::Array { end } if end - at >= PARALLEL_TOKENS => {
+                let items: Vec<usize> = tape.items(at).collect();
+                self.array_of(&items, level);
             }
-            Node::Object(members) => self.object(members, level),
+            Token::Array { .. } => self.array(tape.items(at), level),
+            Token::Object { .. } => {
+                self.object(tape.members(at), level, |writer, value, level| {
+                    writer.value(value, level)
+                });
+            }
         }
     }
 
-    fn object(&mut self, members: &'a [(JsonKey<'a>, Node<'a>)], level: usize) {
+    fn array(&mut self, items: impl Iterator<Item = usize>, level: usize) {
+        let mut empty = true;
+        for item in items {
+            if empty {
+                self.out.push('[');
+            }
+            self.line_break(!empty, level + 1);
+            empty = false;
+            self.value(item, level + 1);
+        }
+        if empty {
+            self.out.push_str("[]");
+        } else {
+            self.line_break(false, level);
+            self.out.push(']');
+        }
+    }
+
+    /// Writes the array of the values at `items`; a large one in two halves at once, the
+    /// second on another thread, joined in order.
+    fn array_of(&mut self, items: &[usize], level: usize) {
+        let tape = self.tape;
+        let span: usize = items.iter().map(|&item| tape.after(item) - item).sum();
+        if items.len() < 2 || span < PARALLEL_TOKENS {
+            return self.array(items.iter().copied(), level);
+        }
+        let (head, tail) = items.split_at(items.len() / 2);
+        self.out.push('[');
+        let tail_text = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("kindgi-canonical".into())
+                .stack_size(DEEP_STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let mut writer = Writer::new(tape, span * 2);
+                    writer.items(tail, true, level + 1);
+                    writer.out
+                });
+            self.items(head, false, level + 1);
+            worker.ok().and_then(|worker| worker.join().ok())
+        });
+        match tail_text {
+            Some(text) => self.out.push_str(&text),
+            // No thread could be started: this one writes the rest.
+            None => self.items(tail, true, level + 1),
+        }
+        self.line_break(false, level);
+        self.out.push(']');
+    }
+
+    /// Writes the values at `items` on lines of their own, the first after a comma when `comma`.
+    fn items(&mut self, items: &[usize], comma: bool, level: usize) {
+        for (i, &item) in items.iter().enumerate() {
+            self.line_break(comma || i > 0, level);
+            self.value(item, level);
+        }
+    }
+
+    /// Writes an object of `members` (keys with a handle on their values, in document order);
+    /// `write` writes the value of a handle.
+    fn object(
+        &mut self,
+        members: impl Iterator<Item = (JsonKey<'a>, usize)>,
+        level: usize,
+        write: impl Fn(&mut Self, usize, usize),
+    ) {
         if self.scratch.len() <= level {
             self.scratch.resize_with(level + 1, Vec::new);
         }
@@ -106,16 +221,12 @@ impl<'a> Writer<'a> {
         } else {
             self.out.push('{');
             for (i, key) in keys.iter().enumerate() {
-                let (name, value) = &members[key.member];
-                if i > 0 {
-                    self.out.push(',');
-                }
-                self.newline_indent(level + 1);
-                self.string(name);
+                self.line_break(i > 0, level + 1);
+                self.string(&key.name);
                 self.out.push_str(": ");
-                self.node(value, level + 1);
+                write(self, key.member, level + 1);
             }
-            self.newline_indent(level);
+            self.line_break(false, level);
             self.out.push('}');
         }
         keys.clear();
@@ -127,6 +238,8 @@ impl<'a> Writer<'a> {
 struct SortKey<'a> {
     units: KeyUnits<'a>,
     index: Option<u32>,
+    name: JsonKey<'a>,
+    /// The handle on the member's value.
     member: usize,
 }
 
@@ -173,18 +286,21 @@ impl KeyUnits<'_> {
 
 /// Fills `keys` with the members of the canonical copy of an object, in the order it
 /// enumerates them: one per distinct key (its last occurrence), `__proto__` left out.
-fn canonical_order<'a>(members: &'a [(JsonKey<'a>, Node<'a>)], keys: &mut Vec<SortKey<'a>>) {
-    keys.reserve(members.len());
-    for (member, (key, _)) in members.iter().enumerate() {
-        let units = if key.escaped {
-            KeyUnits::Decoded(decode_json_string(key.raw))
+fn canonical_order<'a>(
+    members: impl Iterator<Item = (JsonKey<'a>, usize)>,
+    keys: &mut Vec<SortKey<'a>>,
+) {
+    for (name, member) in members {
+        let units = if name.escaped {
+            KeyUnits::Decoded(decode_json_string(name.raw))
         } else {
-            KeyUnits::Plain(key.raw)
+            KeyUnits::Plain(name.raw)
         };
         if !units.is_proto() {
             keys.push(SortKey {
                 index: units.array_index(),
                 units,
+                name,
                 member,
             });
         }
@@ -201,6 +317,7 @@ fn canonical_order<'a>(members: &'a [(JsonKey<'a>, Node<'a>)], keys: &mut Vec<So
     for next in 0..keys.len() {
         let duplicate = kept > 0 && keys[kept - 1].units.cmp(&keys[next].units) == Ordering::Equal;
         if duplicate {
+            keys[kept - 1].name = keys[next].name;
             keys[kept - 1].member = keys[next].member;
         } else {
             keys.swap(kept, next);
@@ -271,6 +388,42 @@ mod tests {
             canon(r#"{"\u0031":1,"0":2}"#),
             "{\n  \"0\": 2,\n  \"1\": 1\n}\n"
         );
+    }
+
+    #[test]
+    fn deep_documents_indent_every_level() {
+        // Past the inline indentation and past the depth parsed on the caller's stack.
+        for depth in [1, 3, 63, 64, 65, 130, 300] {
+            let text = format!("{}1{}", "[{\"a\":".repeat(depth), "}]".repeat(depth));
+            let mut expected = String::new();
+            for level in 0..depth {
+                let inner = "  ".repeat(2 * level + 1);
+                expected.push_str(&format!("[\n{inner}{{\n{inner}  \"a\": "));
+            }
+            expected.push('1');
+            for level in (0..depth).rev() {
+                let outer = "  ".repeat(2 * level);
+                let inner = "  ".repeat(2 * level + 1);
+                expected.push_str(&format!("\n{inner}}}\n{outer}]"));
+            }
+            expected.push('\n');
+            assert_eq!(canon(&text), expected, "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn a_large_array_written_in_halves_reads_as_one() {
+        // Items of every kind, nested, enough of them to pass the parallel threshold.
+        let item = r#"{"b":[1,{"y":"\u00e9","x":null}],"a":true,"10":-0.0}"#;
+        let count = PARALLEL_TOKENS / 8 + 3;
+        let text = format!("[{}]", vec![item; count].join(","));
+        let one = canon(&format!("[{item}]"));
+        let body = one
+            .strip_prefix("[\n")
+            .and_then(|rest| rest.strip_suffix("\n]\n"))
+            .unwrap();
+        let expected = format!("[\n{}\n]\n", vec![body; count].join(",\n"));
+        assert_eq!(canon(&text), expected);
     }
 
     #[test]

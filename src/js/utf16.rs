@@ -25,33 +25,31 @@ pub fn combine_surrogates(lead: u32, trail: u32) -> u32 {
 
 /// Compares two strings by their UTF-16 code units, as JavaScript's `<` does.
 ///
-/// This differs from byte (code point) order only where one string has a character above U+FFFF
-/// and the other one in U+E000..=U+FFFF at the first difference: the surrogate pair sorts first.
+/// UTF-8 bytes sort as code points do, and UTF-16 differs from that only where one string has a
+/// character above U+FFFF (lead byte 0xF0 and up) and the other one in U+E000..=U+FFFF (lead
+/// byte 0xEE or 0xEF) at the first difference: the surrogate pair sorts first. A first
+/// difference inside a character falls between continuation bytes of the same lead byte, where
+/// both orders agree.
 pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
-    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    // Back up to the start of the character the first difference falls in; the shared prefix
-    // makes that a boundary in both strings.
-    let mut start = common;
-    while !a.is_char_boundary(start) {
-        start -= 1;
-    }
-    match (a[start..].chars().next(), b[start..].chars().next()) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(x), Some(y)) => utf16_key(x).cmp(&utf16_key(y)),
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let Some(first) = a.iter().zip(b).position(|(x, y)| x != y) else {
+        return a.len().cmp(&b.len());
+    };
+    let (x, y) = (a[first], b[first]);
+    let high_bmp = |lead: u8| lead == 0xEE || lead == 0xEF;
+    let astral = |lead: u8| lead >= 0xF0;
+    if high_bmp(x) && astral(y) {
+        Ordering::Greater
+    } else if astral(x) && high_bmp(y) {
+        Ordering::Less
+    } else {
+        x.cmp(&y)
     }
 }
 
 /// Compares two sequences of UTF-16 code units.
 pub fn cmp_utf16_units(a: impl Iterator<Item = u16>, b: impl Iterator<Item = u16>) -> Ordering {
     a.cmp(b)
-}
-
-fn utf16_key(c: char) -> (u16, u16) {
-    let mut units = [0u16; 2];
-    let encoded = c.encode_utf16(&mut units);
-    (encoded[0], encoded.get(1).copied().unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -80,5 +78,43 @@ mod tests {
         assert!(is_trail_surrogate(trail) && !is_lead_surrogate(trail));
         assert_eq!(combine_surrogates(lead, trail), 0x1F600);
         assert!(SURROGATES.contains(&lead) && SURROGATES.contains(&trail));
+    }
+
+    #[test]
+    fn byte_order_with_the_surrogate_fix_is_code_unit_order() {
+        let alphabet = [
+            'a',
+            'z',
+            '\u{7f}',
+            '\u{80}',
+            'é',
+            '\u{7ff}',
+            '\u{800}',
+            '\u{D7FF}',
+            '\u{E000}',
+            '\u{FFFF}',
+            '\u{10000}',
+            '😀',
+            '\u{10FFFF}',
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut word = |max_len: u64| -> String {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut pick = seed;
+            (0..pick % (max_len + 1))
+                .map(|_| {
+                    pick /= alphabet.len() as u64;
+                    alphabet[(pick % alphabet.len() as u64) as usize]
+                })
+                .collect()
+        };
+        for _ in 0..20_000 {
+            let prefix = word(2);
+            let (a, b) = (prefix.clone() + &word(3), prefix + &word(3));
+            let units = a.encode_utf16().cmp(b.encode_utf16());
+            assert_eq!(cmp_utf16(&a, &b), units, "{a:?} {b:?}");
+        }
     }
 }

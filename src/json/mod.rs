@@ -5,21 +5,28 @@
 //! (integer-like keys first). Everything this crate writes for a JavaScript caller goes through
 //! here, so the bytes match what the TypeScript package writes.
 
+mod grammar;
 mod member;
 mod number;
 mod parse;
+mod scan;
 mod string;
 mod stringify;
 mod surrogates;
+mod tape;
+mod utf16;
 
 // JavaScript's string and key orders live with its other rules.
 pub use crate::js::{array_index, cmp_utf16, cmp_utf16_units};
+pub use grammar::{ParseError, DEEP_STACK_BYTES, MAX_DEPTH};
 pub use member::{member, member_mut, member_of};
 pub use number::{write_js_number, write_js_number_text};
-pub use parse::{with_parsed, JsonKey, JsonStr, Node, ParseError, MAX_DEPTH};
-pub use string::{decode_json_string, write_json_str, write_json_utf16};
+pub use parse::{with_parsed, JsonKey, JsonStr, Node};
+pub use string::{decode_json_string, rewrite_json_string, write_json_str, write_json_utf16};
 pub use stringify::{to_js_json, write_js_json, write_members};
 pub use surrogates::{
     has_lone_surrogates, holds_stand_in, parse_with_lone_surrogates, protect_lone_surrogates,
     restore_lone_surrogates, restore_lone_surrogates_if,
 };
+pub use tape::{with_tape, Tape, Token};
+pub use utf16::utf16_units;

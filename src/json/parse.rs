@@ -1,14 +1,10 @@
-//! A strict JSON parser (what `JSON.parse` accepts) into a tree that borrows from the text.
+//! JSON text parsed into a tree that borrows from the text.
 //!
 //! Strings and numbers stay as slices of the input, so copying a document that `JSON.stringify`
 //! wrote costs a memcpy per token; escapes are decoded only where they appear.
 
 use super::decode_json_string;
-use std::fmt;
-
-/// The deepest nesting accepted. The TypeScript writer overflows its stack at about 4,100
-/// levels of objects (2,600 of arrays) on Node 20; this is above both.
-pub const MAX_DEPTH: usize = 5_000;
+use super::grammar::{with_built, Build, ParseError, Scalar};
 
 /// A string token: the text between its quotes, escapes undecoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,291 +80,71 @@ impl<'a> Node<'a> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParseError {
-    /// Not JSON: what was expected, at which byte.
-    Syntax {
-        offset: usize,
-        expected: &'static str,
-    },
-    /// Nested deeper than [`MAX_DEPTH`].
-    TooDeep,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParseError::Syntax { offset, expected } => {
-                write!(f, "not valid JSON: expected {expected} at byte {offset}")
-            }
-            ParseError::TooDeep => write!(f, "nested deeper than {MAX_DEPTH} levels"),
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// Nesting up to this depth is parsed, walked and dropped on the caller's stack; a deeper
-/// document moves to a thread whose stack fits [`MAX_DEPTH`] (each level of parse, write and
-/// drop takes a few hundred bytes, and Node's main thread and tokio's workers have little room).
-const INLINE_DEPTH: usize = 128;
-const DEEP_STACK_BYTES: usize = 64 << 20;
-
-/// Parses `text` and hands the tree to `work`, wherever the stack fits it. Documents nested
-/// past [`INLINE_DEPTH`] are parsed again on a large-stack thread, so the common case pays for
-/// no thread and no extra scan.
+/// Parses `text` (strictly, as `JSON.parse` does) and hands the tree to `work`, wherever the
+/// stack fits it (see [`with_built`]).
 pub fn with_parsed<R: Send>(
     text: &str,
     work: impl FnOnce(Node<'_>) -> R + Send,
 ) -> Result<R, ParseError> {
-    match parse_within(text, INLINE_DEPTH) {
-        Ok(node) => Ok(work(node)),
-        Err(ParseError::TooDeep) => std::thread::scope(|scope| {
-            let worker = std::thread::Builder::new()
-                .name("kindgi-deep-json".into())
-                .stack_size(DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || parse_within(text, MAX_DEPTH).map(work))
-                .map_err(|_| ParseError::TooDeep)?;
-            worker.join().unwrap_or(Err(ParseError::TooDeep))
-        }),
-        Err(error) => Err(error),
-    }
+    with_built(text, || TreeBuilder, work)
 }
 
-/// Parses one JSON document (surrounding JSON whitespace allowed, nothing else), nested at
-/// most `max_depth` levels. Callers that take untrusted depth use [`with_parsed`].
-fn parse_within(text: &str, max_depth: usize) -> Result<Node<'_>, ParseError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        max_depth,
-    };
-    parser.skip_ws();
-    let node = parser.value(0)?;
-    parser.skip_ws();
-    if parser.pos != parser.bytes.len() {
-        return Err(parser.error("end of input"));
-    }
-    Ok(node)
-}
+/// Builds the [`Node`] tree.
+struct TreeBuilder;
 
-struct Parser<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    max_depth: usize,
-}
+impl<'a> Build<'a> for TreeBuilder {
+    type Value = Node<'a>;
+    type Object = Vec<(JsonKey<'a>, Node<'a>)>;
+    type Array = Vec<Node<'a>>;
+    type Output = Node<'a>;
 
-/// Bytes that end a run of plain string content: the quote, a backslash, a control character.
-const STRING_STOP: [bool; 256] = {
-    let mut stop = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        stop[b] = true;
-        b += 1;
-    }
-    stop[b'"' as usize] = true;
-    stop[b'\\' as usize] = true;
-    stop
-};
-
-impl<'a> Parser<'a> {
-    fn error(&self, expected: &'static str) -> ParseError {
-        ParseError::Syntax {
-            offset: self.pos,
-            expected,
+    fn scalar(&mut self, scalar: Scalar<'a>) -> Node<'a> {
+        match scalar {
+            Scalar::Null => Node::Null,
+            Scalar::Bool(b) => Node::Bool(b),
+            Scalar::Number(token) => Node::Number(token),
+            Scalar::String(s) => Node::String(s),
         }
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
+    fn open_object(&mut self) -> Self::Object {
+        Vec::new()
     }
 
-    fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.pos += 1;
-        }
+    fn key(&mut self, _: &mut Self::Object, _: JsonKey<'a>) {}
+
+    fn member(&mut self, object: &mut Self::Object, key: JsonKey<'a>, value: Node<'a>) {
+        object.push((key, value));
     }
 
-    fn eat(&mut self, byte: u8, expected: &'static str) -> Result<(), ParseError> {
-        if self.peek() == Some(byte) {
-            self.pos += 1;
-            Ok(())
-        } else {
-            Err(self.error(expected))
-        }
+    fn close_object(&mut self, object: Self::Object) -> Node<'a> {
+        Node::Object(object)
     }
 
-    fn literal(&mut self, word: &'static str, node: Node<'a>) -> Result<Node<'a>, ParseError> {
-        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
-            self.pos += word.len();
-            Ok(node)
-        } else {
-            Err(self.error(word))
-        }
+    fn open_array(&mut self) -> Self::Array {
+        Vec::new()
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node<'a>, ParseError> {
-        match self.peek() {
-            Some(b'{') => self.object(depth + 1),
-            Some(b'[') => self.array(depth + 1),
-            Some(b'"') => Ok(Node::String(self.string()?)),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(b't') => self.literal("true", Node::Bool(true)),
-            Some(b'f') => self.literal("false", Node::Bool(false)),
-            Some(b'n') => self.literal("null", Node::Null),
-            _ => Err(self.error("a value")),
-        }
+    fn item(&mut self, array: &mut Self::Array, value: Node<'a>) {
+        array.push(value);
     }
 
-    fn object(&mut self, depth: usize) -> Result<Node<'a>, ParseError> {
-        if depth > self.max_depth {
-            return Err(ParseError::TooDeep);
-        }
-        self.pos += 1;
-        let mut members = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(Node::Object(members));
-        }
-        loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.error("a string key"));
-            }
-            let key = self.string()?;
-            self.skip_ws();
-            self.eat(b':', "':'")?;
-            self.skip_ws();
-            let value = self.value(depth)?;
-            members.push((key, value));
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Node::Object(members));
-                }
-                _ => return Err(self.error("',' or '}'")),
-            }
-        }
+    fn close_array(&mut self, array: Self::Array) -> Node<'a> {
+        Node::Array(array)
     }
 
-    fn array(&mut self, depth: usize) -> Result<Node<'a>, ParseError> {
-        if depth > self.max_depth {
-            return Err(ParseError::TooDeep);
-        }
-        self.pos += 1;
-        let mut items = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(Node::Array(items));
-        }
-        loop {
-            self.skip_ws();
-            items.push(self.value(depth)?);
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Node::Array(items));
-                }
-                _ => return Err(self.error("',' or ']'")),
-            }
-        }
-    }
-
-    fn string(&mut self) -> Result<JsonStr<'a>, ParseError> {
-        self.pos += 1; // the opening quote
-        let start = self.pos;
-        let mut escaped = false;
-        loop {
-            // Skip plain content in one pass.
-            let rest = &self.bytes[self.pos..];
-            self.pos += rest
-                .iter()
-                .position(|&b| STRING_STOP[usize::from(b)])
-                .unwrap_or(rest.len());
-            let Some(b) = self.peek() else {
-                return Err(self.error("a closing '\"'"));
-            };
-            match b {
-                b'"' => {
-                    let raw = &self.text[start..self.pos];
-                    self.pos += 1;
-                    return Ok(JsonStr { raw, escaped });
-                }
-                b'\\' => {
-                    escaped = true;
-                    self.pos += 1;
-                    match self.peek() {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                            self.pos += 1
-                        }
-                        Some(b'u') => {
-                            self.pos += 1;
-                            for _ in 0..4 {
-                                match self.peek() {
-                                    Some(h) if h.is_ascii_hexdigit() => self.pos += 1,
-                                    _ => return Err(self.error("four hex digits")),
-                                }
-                            }
-                        }
-                        _ => return Err(self.error("an escape")),
-                    }
-                }
-                _ => return Err(self.error("no control character in a string")),
-            }
-        }
-    }
-
-    fn number(&mut self) -> Result<Node<'a>, ParseError> {
-        let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(self.error("a digit")),
-        }
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("a digit"));
-            }
-            self.digits();
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("a digit"));
-            }
-            self.digits();
-        }
-        Ok(Node::Number(&self.text[start..self.pos]))
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.pos += 1;
-        }
+    fn finish(self, root: Node<'a>) -> Node<'a> {
+        root
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::grammar::{parse_within, MAX_DEPTH};
 
     fn parse(text: &str) -> Result<Node<'_>, ParseError> {
-        parse_within(text, MAX_DEPTH)
+        parse_within(text, MAX_DEPTH, TreeBuilder)
     }
 
     #[test]

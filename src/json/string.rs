@@ -2,6 +2,8 @@
 //! `\b \f \n \r \t` short, other control characters as `\u00xx`, lone surrogates as `\udxxx`,
 //! and everything else, non-ASCII included, as itself.
 
+use super::scan::plain_len;
+
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 fn escape_of(c: u32) -> Option<&'static str> {
@@ -24,50 +26,22 @@ fn push_u_escape(out: &mut String, unit: u32) {
     }
 }
 
-/// Whether any of eight bytes must be escaped: below 0x20, `"` or `\\`. Never a false "no";
-/// a false "yes" only sends the bytes through the byte loop.
-fn any_to_escape(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // A byte below `n` (n ≤ 0x80) sets its high bit in `(x - n·ONES) & !x`.
-    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
-    (below(word, 0x20)
-        | below(word ^ (ONES * u64::from(b'"')), 1)
-        | below(word ^ (ONES * u64::from(b'\\')), 1))
-        != 0
-}
-
 /// Writes `s` as a quoted JSON string.
 pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut run = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        // Text is mostly plain: eight bytes are checked at once, and only a block with
-        // something to escape goes byte by byte.
-        let end = match bytes[at..].first_chunk::<8>() {
-            Some(block) if !any_to_escape(u64::from_ne_bytes(*block)) => {
-                at += 8;
-                continue;
-            }
-            Some(_) => at + 8,
-            None => bytes.len(),
-        };
-        for (i, &b) in bytes.iter().enumerate().take(end).skip(at) {
-            if b >= 0x20 && b != b'"' && b != b'\\' {
-                continue;
-            }
-            out.push_str(&s[run..i]);
-            match escape_of(u32::from(b)) {
-                Some(short) => out.push_str(short),
-                None => push_u_escape(out, u32::from(b)),
-            }
-            run = i + 1;
+    loop {
+        // Text is mostly plain: the scan skips it eight bytes at a time.
+        let at = run + plain_len(&bytes[run..]);
+        out.push_str(&s[run..at]);
+        let Some(&b) = bytes.get(at) else { break };
+        match escape_of(u32::from(b)) {
+            Some(short) => out.push_str(short),
+            None => push_u_escape(out, u32::from(b)),
         }
-        at = end;
+        run = at + 1;
     }
-    out.push_str(&s[run..]);
     out.push('"');
 }
 
@@ -90,6 +64,78 @@ pub fn write_json_utf16(out: &mut String, units: &[u16]) {
         }
     }
     out.push('"');
+}
+
+/// Writes the JSON string whose text between the quotes is `raw` (escapes included) as
+/// `JSON.stringify` writes the decoded string: what [`write_json_utf16`] writes for
+/// [`decode_json_string`]'s units, without building them. Plain runs are copied as they are
+/// (valid string text holds no `"` or control character outside an escape); each escape is
+/// decoded and written again, a `\u` pair of surrogates as its character.
+pub fn rewrite_json_string(out: &mut String, raw: &str) {
+    let start = out.len();
+    out.push('"');
+    let bytes = raw.as_bytes();
+    let mut at = 0;
+    loop {
+        let slash = at + plain_len(&bytes[at..]);
+        out.push_str(&raw[at..slash]);
+        if slash == bytes.len() {
+            break;
+        }
+        let Some((unit, len)) = escape_at(bytes, slash) else {
+            // Not text the parser passed (an unescaped stop, a malformed escape): the
+            // general path has an answer for that too.
+            out.truncate(start);
+            write_json_utf16(out, &decode_json_string(raw));
+            return;
+        };
+        at = slash + len;
+        let low = match unit {
+            0xD800..=0xDBFF => escape_at(bytes, at).filter(|(u, _)| (0xDC00..=0xDFFF).contains(u)),
+            _ => None,
+        };
+        if let Some((low, low_len)) = low {
+            let code = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+            out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+            at += low_len;
+            continue;
+        }
+        let code = u32::from(unit);
+        match (escape_of(code), char::from_u32(code)) {
+            (Some(short), _) => out.push_str(short),
+            (None, Some(c)) if code >= 0x20 => out.push(c),
+            // Control characters and lone surrogates.
+            _ => push_u_escape(out, code),
+        }
+    }
+    out.push('"');
+}
+
+/// The code unit of the escape at `bytes[at]` (a backslash) and the escape's length.
+fn escape_at(bytes: &[u8], at: usize) -> Option<(u16, usize)> {
+    if bytes.get(at) != Some(&b'\\') {
+        return None;
+    }
+    let unit = match bytes.get(at + 1)? {
+        b'"' => 0x22,
+        b'\\' => 0x5C,
+        b'/' => 0x2F,
+        b'b' => 0x08,
+        b'f' => 0x0C,
+        b'n' => 0x0A,
+        b'r' => 0x0D,
+        b't' => 0x09,
+        b'u' => {
+            let hex = bytes.get(at + 2..at + 6)?;
+            let mut unit = 0u16;
+            for &h in hex {
+                unit = (unit << 4) | u16::try_from(char::from(h).to_digit(16)?).ok()?;
+            }
+            return Some((unit, 6));
+        }
+        _ => return None,
+    };
+    Some((unit, 2))
 }
 
 /// Decodes the text between a JSON string's quotes (escapes included) into UTF-16 code units.
@@ -180,6 +226,40 @@ mod tests {
         assert_eq!(quoted16(&[0xDC00]), "\"\\udc00\"");
         assert_eq!(quoted16(&[0xD83D, 0xDE00]), "\"😀\"");
         assert_eq!(quoted16(&[0x0A, 0x1F]), "\"\\n\\u001f\"");
+    }
+
+    #[test]
+    fn rewriting_escaped_text_writes_what_decoding_it_does() {
+        let pieces = [
+            "a", "é", "✓", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\r", "\\t",
+            "\\u0000", "\\u001f", "\\u001F", "\\u0041", "\\u00e9", "\\u2028", "\\u005c", "\\u0022",
+            "\\u007f", "\\uffff", "\\ud83d", "\\ude00", "\\uD83D", "\\uDE00", "\\udbff", "\\udfff",
+            "\\ud800",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for case in 0..20_000 {
+            let raw: String = (0..case % 9)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pieces[(seed % pieces.len() as u64) as usize]
+                })
+                .collect();
+            let mut fast = String::from("x");
+            rewrite_json_string(&mut fast, &raw);
+            let mut reference = String::from("x");
+            write_json_utf16(&mut reference, &decode_json_string(&raw));
+            assert_eq!(fast, reference, "{raw:?}");
+        }
+        // What the parser refuses still gets the general path's answer.
+        for raw in ["\\x", "\\u12", "\\u12g4", "a\\", "\"", "\n"] {
+            let mut fast = String::new();
+            rewrite_json_string(&mut fast, raw);
+            let mut reference = String::new();
+            write_json_utf16(&mut reference, &decode_json_string(raw));
+            assert_eq!(fast, reference, "{raw:?}");
+        }
     }
 
     #[test]
