@@ -18,6 +18,7 @@ use super::program::{Comparison, DataType, Group, Keyword, NodeId, Program, Sche
 use crate::json::{write_js_number, write_json_str};
 use serde_json::Value;
 use shape::Shape;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The kinds `kind` returns, one bit each (0 never: an unjudgeable value throws).
@@ -39,6 +40,7 @@ pub fn write(program: &Program) -> Option<String> {
         out: String::new(),
         constants: String::new(),
         next_constant: 0,
+        regexes: HashMap::new(),
     };
     for id in 0..program.nodes.len() {
         writer.node(id)?;
@@ -58,6 +60,8 @@ struct Writer<'p> {
     /// Regular expressions and constant values, made once when the function is created.
     constants: String,
     next_constant: usize,
+    /// The constant made for each regular expression, so each is made once.
+    regexes: HashMap<String, String>,
 }
 
 impl Writer<'_> {
@@ -75,7 +79,12 @@ impl Writer<'_> {
         expr.push_str(", ");
         write_json_str(&mut expr, flags);
         expr.push(')');
-        self.constant(&expr)
+        if let Some(name) = self.regexes.get(&expr) {
+            return name.clone();
+        }
+        let name = self.constant(&expr);
+        self.regexes.insert(expr, name.clone());
+        name
     }
 
     fn node(&mut self, id: NodeId) -> Option<()> {
@@ -94,8 +103,11 @@ impl Writer<'_> {
                 };
                 match single {
                     Some(only) => {
-                        let _ =
-                            writeln!(self.out, "\n  if (!({})) return false;", single_test(only));
+                        let _ = writeln!(
+                            self.out,
+                            "\n  if (!({})) return false;",
+                            single_test(only, "v")
+                        );
                     }
                     None => {
                         self.out.push_str("const k = kind(v);\n");
@@ -171,14 +183,14 @@ impl Writer<'_> {
         let out = match keyword {
             Keyword::Eval(_) => String::new(),
             Keyword::Ref { target, .. } => format!("if (!n{target}(v)) return false;"),
-            Keyword::Const { value, .. } => format!("if (!({})) return false;", self.equals(value)),
-            Keyword::Enum { values, .. } => {
-                let tests: Vec<String> = values.iter().map(|value| self.equals(value)).collect();
-                if tests.is_empty() {
-                    "return false;".into()
-                } else {
-                    format!("if (!({})) return false;", tests.join(" || "))
-                }
+                        Keyword::Const { .. }
+            | Keyword::Enum { .. }
+            | Keyword::NumberLimit { .. }
+            | Keyword::MaxLength { .. }
+            | Keyword::MinLength { .. }
+            | Keyword::Pattern { .. } => {
+                let test = self.pass_test(keyword, "v", None)?;
+                format!("if (!({test})) return false;")
             }
             Keyword::Not { node, .. } => format!("if (n{node}(v)) return false;"),
             Keyword::AnyOf { nodes, .. } => {
@@ -219,15 +231,6 @@ impl Writer<'_> {
                     clause(otherwise)
                 )
             }
-            Keyword::NumberLimit { cmp, limit, .. } => {
-                let op = match cmp {
-                    Comparison::Max => "<=",
-                    Comparison::Min => ">=",
-                    Comparison::ExclusiveMax => "<",
-                    Comparison::ExclusiveMin => ">",
-                };
-                format!("if (!(v {op} {})) return false;", number(limit.value))
-            }
             Keyword::MultipleOf { limit, .. } => {
                 if limit.value == 0.0 {
                     "return false;".into()
@@ -264,18 +267,6 @@ impl Writer<'_> {
                 }
             }
             Keyword::FormatLimit { .. } => return None,
-            Keyword::MaxLength { limit, .. } => format!(
-                "if (v.length > {0} && ucs2(v) > {0}) return false;",
-                number(limit.value)
-            ),
-            Keyword::MinLength { limit, .. } => format!(
-                "if (v.length < {0} || ucs2(v) < {0}) return false;",
-                number(limit.value)
-            ),
-            Keyword::Pattern { pattern, .. } => {
-                let regex = self.regex(&pattern.source, "u");
-                format!("if (!{regex}.test(v)) return false;")
-            }
             Keyword::MaxItems { limit, .. } => {
                 format!("if (v.length > {}) return false;", number(limit.value))
             }
@@ -294,9 +285,10 @@ impl Writer<'_> {
                 let mut text = String::new();
                 for (i, node) in nodes.iter().enumerate() {
                     if let Some(node) = node {
+                                                let check = self.check(*node, "m");
                         let _ = write!(
                             text,
-                            "if (v.length > {i} && !n{node}(v[{i}])) return false; "
+                            "if (v.length > {i}) {{ const m = v[{i}]; if (!{check}) return false; }} "
                         );
                     }
                 }
@@ -308,8 +300,9 @@ impl Writer<'_> {
                 false_after_prefix,
                 ..
             } => match node {
-                Some(node) => format!(
-                    "for (let i = {from}; i < v.length; i++) if (!n{node}(v[i])) return false;"
+                                Some(node) => format!(
+                    "for (let i = {from}; i < v.length; i++) {{ const m = v[i]; if (!{}) return false; }}",
+                    self.check(*node, "m")
                 ),
                 None if *false_after_prefix => format!("if (v.length > {from}) return false;"),
                 None => String::new(),
@@ -360,7 +353,10 @@ impl Writer<'_> {
                 }
             }
             Keyword::PropertyNames { node, .. } => {
-                format!("for (const key in v) if (!n{node}(key)) return false;")
+                format!(
+                    "for (const key in v) if (!{}) return false;",
+                    self.check(*node, "key")
+                )
             }
             Keyword::AdditionalProperties {
                 node,
@@ -386,7 +382,9 @@ impl Writer<'_> {
                         format!("if ({}) continue; ", declared.join(" || "))
                     };
                     let check = match node {
-                        Some(node) if !is_false => format!("if (!n{node}(v[key])) return false;"),
+                        Some(node) if !is_false => {
+                            format!("const m = v[key]; if (!{}) return false;", self.check(*node, "m"))
+                        }
                         _ => "return false;".into(),
                     };
                     format!("for (const key in v) {{ {skip}{check} }}")
@@ -398,8 +396,9 @@ impl Writer<'_> {
                     if let Some(node) = node {
                         let _ = write!(
                             text,
-                            "{{ const m = v[{}]; if (m !== undefined && !n{node}(m)) return false; }} ",
-                            js_str(key)
+                            "{{ const m = v[{}]; if (m !== undefined && !{}) return false; }} ",
+                            js_str(key),
+                            self.check(*node, "m")
                         );
                     }
                 }
@@ -410,9 +409,10 @@ impl Writer<'_> {
                 for (pattern, node) in patterns {
                     if let Some(node) = node {
                         let regex = self.regex(&pattern.source, "u");
+                        let check = self.check(*node, "m");
                         let _ = write!(
                             text,
-                            "for (const key in v) if ({regex}.test(key) && !n{node}(v[key])) return false; "
+                            "for (const key in v) if ({regex}.test(key)) {{ const m = v[key]; if (!{check}) return false; }} "
                         );
                     }
                 }
@@ -454,19 +454,122 @@ impl Writer<'_> {
         Some(())
     }
 
-    /// A test that `v` equals `value` as Ajv compares (`===`, fast-deep-equal for objects).
-    fn equals(&mut self, value: &Value) -> String {
+    /// The call that checks `var` against node `id`: the node's test written in place where it
+    /// is one expression (a scalar type and its simple keywords), as Ajv's code inlines it.
+    fn check(&mut self, id: NodeId, var: &str) -> String {
+        self.leaf_test(id, var)
+            .unwrap_or_else(|| format!("n{id}({var})"))
+    }
+
+    fn leaf_test(&mut self, id: NodeId, var: &str) -> Option<String> {
+        let program = self.program;
+        let obj = match &program.nodes[id] {
+            SchemaNode::True => return Some("true".into()),
+            SchemaNode::Object(obj) => obj,
+            _ => return None,
+        };
+        let [only] = obj.types.as_slice() else {
+            return None;
+        };
+        let kind = type_bit(*only);
+        if kind == ARRAY || kind == OBJECT || !obj.defaults.is_empty() {
+            return None;
+        }
+        let mut tests = vec![single_test(*only, var)];
+        for group in &obj.groups {
+            let group_kind = match group.group {
+                Group::Any => None,
+                Group::Number => Some(NUMBER),
+                Group::String => Some(STRING),
+                Group::Array => Some(ARRAY),
+                Group::Object => Some(OBJECT),
+            };
+            if group_kind.is_some_and(|g| g != kind) {
+                continue;
+            }
+            for keyword in &group.keywords {
+                if matches!(keyword, Keyword::Eval(_)) {
+                    continue;
+                }
+                tests.push(self.pass_test(keyword, var, group_kind)?);
+            }
+        }
+        Some(format!("({})", tests.join(" && ")))
+    }
+
+    /// What a keyword that is one expression tests of `var` to pass; `None` for the others.
+    /// `kind`: the kind `var` is known to be (inside a type group).
+    fn pass_test(&mut self, keyword: &Keyword, var: &str, kind: Option<u8>) -> Option<String> {
+        Some(match keyword {
+            Keyword::Const { value, .. } => self.equals(value, var),
+            Keyword::Enum { values, .. } => {
+                let tests: Vec<String> =
+                    values.iter().map(|value| self.equals(value, var)).collect();
+                if tests.is_empty() {
+                    "false".into()
+                } else {
+                    format!("({})", tests.join(" || "))
+                }
+            }
+            Keyword::NumberLimit { cmp, limit, .. } => {
+                let op = match cmp {
+                    Comparison::Max => "<=",
+                    Comparison::Min => ">=",
+                    Comparison::ExclusiveMax => "<",
+                    Comparison::ExclusiveMin => ">",
+                };
+                format!("{var} {op} {}", number(limit.value))
+            }
+            // A string of n code units holds at least n / 2 code points.
+            Keyword::MaxLength { limit, .. } => format!(
+                "({var}.length <= {0} || ucs2({var}) <= {0})",
+                number(limit.value)
+            ),
+            Keyword::MinLength { limit, .. } => format!(
+                "({var}.length >= 2 * {0} || ({var}.length >= {0} && ucs2({var}) >= {0}))",
+                number(limit.value)
+            ),
+            Keyword::Pattern { pattern, .. } => {
+                format!("{}.test({var})", self.regex(&pattern.source, "u"))
+            }
+            Keyword::Format { format, .. } if kind.is_some() => {
+                let applies = match format.kind {
+                    FormatType::String => STRING,
+                    FormatType::Number => NUMBER,
+                };
+                if kind != Some(applies) || format.is_unchecked() {
+                    "true".into()
+                } else {
+                    match format.js_regex() {
+                        Some((source, flags)) => {
+                            format!("{}.test({var})", self.regex(source, flags))
+                        }
+                        None => {
+                            let mut expr = String::from("formatter(");
+                            write_json_str(&mut expr, format.name);
+                            expr.push(')');
+                            format!("{}({var})", self.constant(&expr))
+                        }
+                    }
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// A test that `var` equals `value` as Ajv compares (`===`, fast-deep-equal for objects).
+    fn equals(&mut self, value: &Value, var: &str) -> String {
         match value {
             Value::Object(_) | Value::Array(_) => {
                 let mut literal = String::new();
                 write_literal(&mut literal, value);
                 let constant = self.constant(&literal);
-                format!("equal(v, {constant})")
+                format!("equal({var}, {constant})")
             }
             other => {
                 let mut literal = String::new();
                 write_literal(&mut literal, other);
-                format!("v === {literal}")
+                format!("{var} === {literal}")
             }
         }
     }
@@ -486,15 +589,15 @@ fn type_bit(t: DataType) -> u8 {
 /// Whether `v` is of type `t`, read directly: exact for scalars (a value JSON has no form for is
 /// of none, as for the native validator); `object` and `array` throw for an object the fast
 /// path cannot judge.
-fn single_test(t: DataType) -> String {
+fn single_test(t: DataType, var: &str) -> String {
     match t {
-        DataType::Null => "v === null".into(),
-        DataType::Boolean => "typeof v === \"boolean\"".into(),
-        DataType::Number => "typeof v === \"number\" && v - v === 0".into(),
-        DataType::Integer => "typeof v === \"number\" && v % 1 === 0".into(),
-        DataType::String => "typeof v === \"string\"".into(),
-        DataType::Array => "array(v)".into(),
-        DataType::Object => "object(v)".into(),
+        DataType::Null => format!("{var} === null"),
+        DataType::Boolean => format!("typeof {var} === \"boolean\""),
+        DataType::Number => format!("(typeof {var} === \"number\" && {var} - {var} === 0)"),
+        DataType::Integer => format!("(typeof {var} === \"number\" && {var} % 1 === 0)"),
+        DataType::String => format!("typeof {var} === \"string\""),
+        DataType::Array => format!("array({var})"),
+        DataType::Object => format!("object({var})"),
     }
 }
 
