@@ -3,17 +3,18 @@
 //! that holds the value in JavaScript and would otherwise hand it over as JSON text.
 //!
 //! The function runs on the JavaScript value itself, as Ajv's generated code does, so it needs
-//! no hand-over; it answers `true` (valid) or `false` (not valid, or unsure). Anything it cannot judge exactly as [`super::run`] does (a value JSON has no form
-//! for, a prototype other than `Object.prototype`, a value reached twice) makes the helpers
-//! throw, and the caller asks the full validator, which also writes the issues of an invalid
-//! value. Only schemas whose every keyword has a form here are written; the rest return `None`.
+//! no hand-over; it answers `true` (valid) or `false` (not valid, or unsure). Where it cannot
+//! judge exactly as [`super::run`] does (an object that is not a plain object or array, a value
+//! JSON has no form for where `const`, `enum` or `uniqueItems` compares it), the helpers throw,
+//! and the caller asks the full validator, which also writes the issues of an invalid value.
+//! Only programs [`shape::Shape`] accepts, whose every keyword has a form here, are written.
 //!
 //! The helpers the code calls (`kind`, `object`, `array`, `equal`, `unique`, `uniqueScalars`,
 //! `ucs2`, `formatter`) are in `lib/validate-fast.js`.
 
-use super::formats::FormatType;
 mod shape;
 
+use super::formats::FormatType;
 use super::program::{Comparison, DataType, Group, Keyword, NodeId, Program, SchemaNode};
 use crate::json::{write_js_number, write_json_str};
 use serde_json::Value;
