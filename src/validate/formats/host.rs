@@ -9,7 +9,6 @@ pub(super) const EMAIL_JS: (&str, &str) = (
     r##"^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"##,
     "i",
 );
-static EMAIL: LazyLock<Regex> = LazyLock::new(|| compile(EMAIL_JS.0, EMAIL_JS.1));
 
 /// `ipv4`, no flags, ASCII only.
 pub(super) const IPV4_JS: (&str, &str) = (
@@ -25,8 +24,29 @@ pub(super) const IPV6_JS: (&str, &str) = (
 );
 static IPV6: LazyLock<Regex> = LazyLock::new(|| compile(IPV6_JS.0, IPV6_JS.1));
 
+/// [`EMAIL_JS`], matched by hand rather than by regress, which takes several times as long. The
+/// language: a local part of dot-separated atoms, each one or more of `A-Za-z0-9` and
+/// ``!#$%&'*+/=?^_`{|}~-`` (no `@` among them, so the first `@` ends it); then a domain of two
+/// or more dot-separated labels, each one or more of `A-Za-z0-9-` that starts and ends with a
+/// letter or digit (`i` folds only ASCII letters here). `tests` holds it to the expression.
 pub fn email(value: &str) -> bool {
-    value.is_ascii() && EMAIL.find(value).is_some()
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    let atom_char = |c: u8| c.is_ascii_alphanumeric() || b"!#$%&'*+/=?^_`{|}~-".contains(&c);
+    let label = |label: &[u8]| {
+        label.first().is_some_and(u8::is_ascii_alphanumeric)
+            && label.last().is_some_and(u8::is_ascii_alphanumeric)
+            && label
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+    };
+    local
+        .as_bytes()
+        .split(|&c| c == b'.')
+        .all(|atom| !atom.is_empty() && atom.iter().all(|&c| atom_char(c)))
+        && domain.as_bytes().split(|&c| c == b'.').count() >= 2
+        && domain.as_bytes().split(|&c| c == b'.').all(label)
 }
 
 pub fn ipv4(value: &str) -> bool {
@@ -65,4 +85,51 @@ pub fn hostname(value: &str) -> bool {
                 .iter()
                 .all(|&c| c.is_ascii_alphanumeric() || c == b'-')
     })
+}
+
+#[cfg(test)]
+mod email_tests {
+    use super::*;
+
+    #[test]
+    fn email_by_hand_is_the_regular_expression() {
+        let oracle = compile(EMAIL_JS.0, EMAIL_JS.1);
+        let alphabet = [
+            "a", "Z", "0", ".", "@", "-", "_", "+", "!", "~", "`", "{", "..", "é", " ", "\n", "(",
+            "\"",
+        ];
+        let seeds = [
+            "a.b+c@example.co.nz",
+            "x@y.z",
+            "first_last@sub-domain.example.com",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..60_000 {
+            let mut text = String::from(seeds[next(seeds.len())]);
+            for _ in 0..next(4) {
+                let at = next(text.len() + 1);
+                let at = (0..=at)
+                    .rev()
+                    .find(|i| text.is_char_boundary(*i))
+                    .unwrap_or(0);
+                let end = (at + 1..=text.len())
+                    .find(|i| text.is_char_boundary(*i))
+                    .unwrap_or(text.len());
+                let piece = alphabet[next(alphabet.len())];
+                match next(3) {
+                    0 => text.insert_str(at, piece),
+                    1 => text.replace_range(at..end, piece),
+                    _ => text.replace_range(at..end, ""),
+                }
+            }
+            let expected = text.is_ascii() && oracle.find(&text).is_some();
+            assert_eq!(email(&text), expected, "{text:?}");
+        }
+    }
 }
