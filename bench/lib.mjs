@@ -28,7 +28,12 @@ export async function compare(candidates, { rounds = 7, inner = 1, warmup = 2 } 
   for (let round = -warmup; round < rounds; round++) {
     for (const [name, fn] of Object.entries(candidates)) {
       const start = process.hrtime.bigint();
-      for (let i = 0; i < inner; i++) await fn();
+      // A synchronous call is not awaited: a microtask turn per call would outweigh a call of
+      // well under a microsecond on both sides.
+      for (let i = 0; i < inner; i++) {
+        const result = fn();
+        if (result !== null && typeof result === 'object' && typeof result.then === 'function') await result;
+      }
       const ms = Number(process.hrtime.bigint() - start) / 1e6 / inner;
       if (round >= 0) times[name].push(ms);
     }

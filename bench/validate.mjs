@@ -9,6 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { compileSchema, runCheck, runHandler } from '../index.js';
 import { native as binding } from '../lib/native.js';
+import { markedJson } from '../lib/validate.js';
 import { compare, fmt, ratio, table } from './lib.mjs';
 
 const addFormats = addFormatsModule.default ?? addFormatsModule;
@@ -268,11 +269,37 @@ async function serviceRows(rounds) {
   return rows;
 }
 
+/**
+ * The JS thread's part of one echo call in the native service (lib/pack-service/service.js):
+ * parse the request Rust hands over, then write the output for Rust (markedJson: the check that
+ * JSON.stringify's text is what the schema must judge, and the text), and hand that text to
+ * native. The floor is JSON.parse of the request and JSON.stringify of the output alone.
+ */
+async function jsThreadRows(rounds) {
+  const rows = [];
+  for (const [label, , value, inner] of CASES) {
+    const request = JSON.stringify({ v: 2, kind: 'tool', tool: { id: 'fixture.echo' }, input: value, ctx: {} });
+    const times = await compare(
+      {
+        floor: () => JSON.stringify(JSON.parse(request).input),
+        native: () => {
+          const { text } = markedJson(JSON.parse(request).input);
+          binding.checkFormat('uuid', text);
+        },
+      },
+      { rounds, inner },
+    );
+    rows.push([label, `${fmt(times.floor * 1000)} µs`, `${fmt(times.native * 1000)} µs`, `${(times.native / times.floor).toFixed(2)}x`]);
+  }
+  return rows;
+}
+
 export async function run({ rounds }) {
   const inProcess = await inProcessRows(rounds);
   const runners = await runnerRows(rounds);
   const compiles = await compileRows(rounds);
   const service = await serviceRows(rounds);
+  const jsThread = await jsThreadRows(rounds);
   return {
     title: `Validation against Ajv (as @kindgi/handler-runtime configures it), median of ${rounds} interleaved rounds`,
     text: `In process, compileSchema().validate against Ajv with the TypeScript runner's steps (on the
@@ -293,6 +320,11 @@ The service path, body text to a validated, default-filled input (TypeScript: JS
 structuredClone and Ajv on the JS thread; native: parse and validate in Rust, off the JS thread
 in the service, timed here through the binding):
 
-${table(['case', 'TypeScript path', 'native path', 'native / TypeScript CPU'], service)}`,
+${table(['case', 'TypeScript path', 'native path', 'native / TypeScript CPU'], service)}
+
+The JS thread's time per echo call in the native service (parse the request, write the output
+for Rust and hand it over), next to the floor of JSON.parse and JSON.stringify alone:
+
+${table(['case', 'floor', 'native service, JS thread', 'native / floor'], jsThread)}`,
   };
 }
