@@ -25,14 +25,21 @@ export function machine() {
  */
 export async function compare(candidates, { rounds = 7, inner = 1, warmup = 2 } = {}) {
   const times = Object.fromEntries(Object.keys(candidates).map((k) => [k, []]));
+  const isAsync = new Map();
+  for (const fn of Object.values(candidates)) {
+    const first = fn();
+    isAsync.set(fn, first instanceof Promise);
+    await first;
+  }
   for (let round = -warmup; round < rounds; round++) {
     for (const [name, fn] of Object.entries(candidates)) {
       const start = process.hrtime.bigint();
-      // A synchronous call is not awaited: a microtask turn per call would outweigh a call of
-      // well under a microsecond on both sides.
-      for (let i = 0; i < inner; i++) {
-        const result = fn();
-        if (result !== null && typeof result === 'object' && typeof result.then === 'function') await result;
+      // A synchronous candidate is not awaited: a microtask turn per call would outweigh a call
+      // of well under a microsecond on both sides.
+      if (isAsync.get(fn)) {
+        for (let i = 0; i < inner; i++) await fn();
+      } else {
+        for (let i = 0; i < inner; i++) fn();
       }
       const ms = Number(process.hrtime.bigint() - start) / 1e6 / inner;
       if (round >= 0) times[name].push(ms);
