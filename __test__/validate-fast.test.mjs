@@ -247,3 +247,16 @@ test('formats on the fast path answer as ajv-formats does, on seeded mutations o
   }
   assert.ok(judged > 10_000);
 });
+
+test('what the native validator reads otherwise is left to it: no prototype, a Proxy, a lone surrogate a pattern names', () => {
+  const named = compileSchema({ type: 'object', properties: { toString: { type: 'string' } } }, 'output');
+  const bare = Object.create(null);
+  assert.equal(answersApart(named, bare).fast, undefined);
+  assert.deepEqual(named.validate(bare), answersApart(named, bare).native);
+  // structuredClone refuses a Proxy; so does runHandler's copy.
+  const input = compileSchema({ type: 'object', properties: { a: { type: 'string' } } }, 'input');
+  assert.throws(() => input.validate(new Proxy({ a: 'x' }, {})), { name: 'DataCloneError' });
+  const surrogates = compileSchema({ type: 'string', pattern: '^[\\ud800-\\udfff]$' }, 'output');
+  assert.equal(answersApart(surrogates, '\ud800').fast, undefined);
+  assert.deepEqual(surrogates.validate('\ud800'), answersApart(surrogates, '\ud800').native);
+});

@@ -1,10 +1,13 @@
 // The in-process fast path of validation. For a schema whose every keyword it can write, the
-// native compiler writes a JavaScript function (src/validate/fast_js.rs) that judges the value
+// native compiler writes a JavaScript function (src/validate/fast_js/) that judges the value
 // where it is, as Ajv's generated code does, instead of handing it to Rust as JSON text. That
 // function says only "valid" (filling defaults as it goes) or "not sure": an invalid value,
 // and any value it cannot judge exactly as the native validator does, goes to the native
 // validator, which also writes the issues.
+import { types } from 'node:util';
 import { formatter } from './validate-formats.js';
+
+const { isProxy } = types;
 
 /** Thrown by the helpers for a value the fast path leaves to the native validator. */
 const UNSURE = Symbol('unsure');
@@ -12,7 +15,7 @@ const UNSURE = Symbol('unsure');
 const OBJECT_PROTOTYPE = Object.prototype;
 const ARRAY_PROTOTYPE = Array.prototype;
 
-/** The kinds of `kind` (the same bits as fast_js.rs), and the integer bit of `uniqueScalars`. */
+/** The kinds of `kind` (the same bits as fast_js/), and the integer bit of `uniqueScalars`. */
 const NUMBER = 4;
 const ARRAY = 16;
 const OBJECT = 32;
@@ -22,7 +25,8 @@ const INTEGER = 64;
  * A value's JSON kind, one bit each (null 1, boolean 2, number 4, string 8, array 16, object
  * 32); throws UNSURE for what JSON has no form for (undefined, a function, a symbol, a BigInt, a
  * non-finite number) and for objects other than plain ones and arrays (a Date, a class
- * instance, a boxed primitive), which the native validator reads as Ajv does.
+ * instance, a boxed primitive, one without a prototype), which the native validator reads as
+ * Ajv does.
  */
 function kind(value) {
   switch (typeof value) {
@@ -38,7 +42,7 @@ function kind(value) {
       const prototype = Object.getPrototypeOf(value);
       if (Array.isArray(value)) {
         if (prototype === ARRAY_PROTOTYPE) return ARRAY;
-      } else if (prototype === OBJECT_PROTOTYPE || prototype === null) {
+      } else if (prototype === OBJECT_PROTOTYPE) {
         return OBJECT;
       }
       break;
@@ -53,7 +57,9 @@ function kind(value) {
 function object(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value);
-  if (prototype === OBJECT_PROTOTYPE || prototype === null) return true;
+  // One without a prototype lacks the names (`toString`, …) the native validator reads as
+  // present, as Ajv reads them on an ordinary object: left to it.
+  if (prototype === OBJECT_PROTOTYPE) return true;
   throw UNSURE;
 }
 
@@ -105,6 +111,12 @@ function uniqueScalars(items, types) {
   return true;
 }
 
+/** True for a string without a lone surrogate; throws UNSURE for one (the native validator reads it as a stand-in). */
+function wellFormed(text) {
+  if (text.isWellFormed()) return true;
+  throw UNSURE;
+}
+
 /** Ajv's `ucs2length`: a string's length with a surrogate pair counted once. */
 function ucs2(text) {
   let count = 0;
@@ -116,7 +128,7 @@ function ucs2(text) {
   return count;
 }
 
-const HELPERS = Object.freeze({ kind, object, array, equal, unique, uniqueScalars, ucs2, formatter });
+const HELPERS = Object.freeze({ kind, object, array, equal, unique, uniqueScalars, ucs2, formatter, wellFormed });
 
 /**
  * The validating function for a native validator, or `undefined` where it has none. It
@@ -170,7 +182,8 @@ function copyOf(value, seen) {
     if (typeof value === 'function' || typeof value === 'symbol') throw UNSURE;
     return value;
   }
-  if (seen.has(value)) throw UNSURE;
+  // structuredClone refuses a Proxy (DataCloneError).
+  if (seen.has(value) || isProxy(value)) throw UNSURE;
   seen.add(value);
   const prototype = Object.getPrototypeOf(value);
   if (Array.isArray(value)) {

@@ -14,7 +14,7 @@
 
 mod shape;
 
-use super::formats::FormatType;
+use super::formats::{Format, FormatType};
 use super::program::{Comparison, DataType, Group, Keyword, NodeId, Program, SchemaNode};
 use crate::json::{write_js_number, write_json_str};
 use serde_json::Value;
@@ -29,6 +29,8 @@ const NUMBER: u8 = 4;
 const STRING: u8 = 8;
 const ARRAY: u8 = 16;
 const OBJECT: u8 = 32;
+/// `uniqueScalars`' bit for integers (a number of kind `NUMBER` with no fraction).
+const INTEGER: u8 = 64;
 
 /// The body of `new Function('H', body)`, which returns the validating function; `None` when
 /// the schema uses a keyword the fast path does not write (the caller keeps the full validator).
@@ -41,13 +43,13 @@ pub fn write(program: &Program) -> Option<String> {
         out: String::new(),
         constants: String::new(),
         next_constant: 0,
-        regexes: HashMap::new(),
+        shared: HashMap::new(),
     };
     for id in 0..program.nodes.len() {
         writer.node(id)?;
     }
     let mut body = String::from(
-        "\"use strict\";\nconst { kind, object, array, equal, unique, uniqueScalars, ucs2, formatter } = H;\n",
+        "\"use strict\";\nconst { kind, object, array, equal, unique, uniqueScalars, ucs2, formatter, wellFormed } = H;\n",
     );
     body.push_str(&writer.constants);
     body.push_str(&writer.out);
@@ -61,8 +63,8 @@ struct Writer<'p> {
     /// Regular expressions and constant values, made once when the function is created.
     constants: String,
     next_constant: usize,
-    /// The constant made for each regular expression, so each is made once.
-    regexes: HashMap<String, String>,
+    /// The constant made for each shared expression, so each is made once.
+    shared: HashMap<String, String>,
 }
 
 impl Writer<'_> {
@@ -74,18 +76,50 @@ impl Writer<'_> {
         name
     }
 
+    /// A constant made once for each distinct expression (a RegExp, a format's check).
+    fn shared(&mut self, expr: String) -> String {
+        if let Some(name) = self.shared.get(&expr) {
+            return name.clone();
+        }
+        let name = self.constant(&expr);
+        self.shared.insert(expr, name.clone());
+        name
+    }
+
     fn regex(&mut self, source: &str, flags: &str) -> String {
         let mut expr = String::from("new RegExp(");
         write_json_str(&mut expr, source);
         expr.push_str(", ");
         write_json_str(&mut expr, flags);
         expr.push(')');
-        if let Some(name) = self.regexes.get(&expr) {
-            return name.clone();
+        self.shared(expr)
+    }
+
+    /// `pattern`'s test of `var` (`new RegExp(source, "u")`). Where the pattern names surrogate
+    /// code points, a string holding a lone surrogate is left to the native validator, which
+    /// reads it as a stand-in (`wellFormed` throws for one).
+    fn pattern_test(&mut self, source: &str, var: &str) -> String {
+        let regex = self.regex(source, "u");
+        if names_surrogates(source) {
+            format!("(wellFormed({var}) && {regex}.test({var}))")
+        } else {
+            format!("{regex}.test({var})")
         }
-        let name = self.constant(&expr);
-        self.regexes.insert(expr, name.clone());
-        name
+    }
+
+    /// A format's test of `var` (of the format's type): its one regular expression, or its
+    /// check from `formatter`.
+    fn format_test(&mut self, format: &Format, var: &str) -> String {
+        let check = match format.js_regex() {
+            Some((source, flags)) => return format!("{}.test({var})", self.regex(source, flags)),
+            None => {
+                let mut expr = String::from("formatter(");
+                write_json_str(&mut expr, format.name);
+                expr.push(')');
+                self.shared(expr)
+            }
+        };
+        format!("{check}({var})")
     }
 
     fn node(&mut self, id: NodeId) -> Option<()> {
@@ -251,15 +285,7 @@ impl Writer<'_> {
                 if group.is_some_and(|g| g != applies) || format.is_unchecked() {
                     String::new()
                 } else {
-                    let test = match format.js_regex() {
-                        Some((source, flags)) => format!("{}.test(v)", self.regex(source, flags)),
-                        None => {
-                            let mut expr = String::from("formatter(");
-                            write_json_str(&mut expr, format.name);
-                            expr.push(')');
-                            format!("{}(v)", self.constant(&expr))
-                        }
-                    };
+                    let test = self.format_test(format, "v");
                     if group == Some(applies) {
                         format!("if (!{test}) return false;")
                     } else {
@@ -334,7 +360,7 @@ impl Writer<'_> {
             Keyword::UniqueItems { scalar_types, .. } => match scalar_types {
                 Some(types) => format!(
                     "if (!uniqueScalars(v, {})) return false;",
-                    types.iter().fold(0, |bits, t| bits | type_bit(*t))
+                    types.iter().fold(0, |bits, t| bits | scalar_bit(*t))
                 ),
                 None => "if (!unique(v)) return false;".into(),
             },
@@ -374,8 +400,7 @@ impl Writer<'_> {
                         .map(|p| format!("key === {}", js_str(p)))
                         .collect();
                     for pattern in patterns {
-                        let regex = self.regex(&pattern.source, "u");
-                        declared.push(format!("{regex}.test(key)"));
+                        declared.push(self.pattern_test(&pattern.source, "key"));
                     }
                     let skip = if declared.is_empty() {
                         String::new()
@@ -409,11 +434,11 @@ impl Writer<'_> {
                 let mut text = String::new();
                 for (pattern, node) in patterns {
                     if let Some(node) = node {
-                        let regex = self.regex(&pattern.source, "u");
+                        let test = self.pattern_test(&pattern.source, "key");
                         let check = self.check(*node, "m");
                         let _ = write!(
                             text,
-                            "for (const key in v) if ({regex}.test(key)) {{ const m = v[key]; if (!{check}) return false; }} "
+                            "for (const key in v) if ({test}) {{ const m = v[key]; if (!{check}) return false; }} "
                         );
                     }
                 }
@@ -530,9 +555,7 @@ impl Writer<'_> {
                 "({var}.length >= 2 * {0} || ({var}.length >= {0} && ucs2({var}) >= {0}))",
                 number(limit.value)
             ),
-            Keyword::Pattern { pattern, .. } => {
-                format!("{}.test({var})", self.regex(&pattern.source, "u"))
-            }
+            Keyword::Pattern { pattern, .. } => self.pattern_test(&pattern.source, var),
             Keyword::Format { format, .. } if kind.is_some() => {
                 let applies = match format.kind {
                     FormatType::String => STRING,
@@ -541,17 +564,7 @@ impl Writer<'_> {
                 if kind != Some(applies) || format.is_unchecked() {
                     "true".into()
                 } else {
-                    match format.js_regex() {
-                        Some((source, flags)) => {
-                            format!("{}.test({var})", self.regex(source, flags))
-                        }
-                        None => {
-                            let mut expr = String::from("formatter(");
-                            write_json_str(&mut expr, format.name);
-                            expr.push(')');
-                            format!("{}({var})", self.constant(&expr))
-                        }
-                    }
+                    self.format_test(format, var)
                 }
             }
             _ => return None,
@@ -573,6 +586,14 @@ impl Writer<'_> {
                 format!("{var} === {literal}")
             }
         }
+    }
+}
+
+/// A type's bit for `uniqueScalars`, where an integer is told from other numbers.
+fn scalar_bit(t: DataType) -> u8 {
+    match t {
+        DataType::Integer => INTEGER,
+        other => type_bit(other),
     }
 }
 
@@ -616,6 +637,22 @@ fn types_test(types: &[DataType]) -> String {
     } else {
         tests.join(" || ")
     }
+}
+
+/// Whether a pattern's source names a surrogate code point (`\uD800`–`\uDFFF`, or in braces).
+fn names_surrogates(source: &str) -> bool {
+    let mut rest = source;
+    while let Some(at) = rest.find("\\u") {
+        rest = &rest[at + 2..];
+        let digits: String = match rest.strip_prefix('{') {
+            Some(braced) => braced.chars().take_while(char::is_ascii_hexdigit).collect(),
+            None => rest.chars().take(4).collect(),
+        };
+        if u32::from_str_radix(&digits, 16).is_ok_and(|unit| (0xD800..=0xDFFF).contains(&unit)) {
+            return true;
+        }
+    }
+    false
 }
 
 fn number(x: f64) -> String {

@@ -77,3 +77,17 @@ fn literals_make_members_named_proto() {
     );
     assert_eq!(out, r#"{["__proto__"]:{"a":[(1),(-0.5),"x"]},"b":null}"#);
 }
+
+#[test]
+fn patterns_naming_surrogates_leave_lone_ones_to_the_validator() {
+    assert!(super::names_surrogates(r"^[\ud800-\udfff]$"));
+    assert!(super::names_surrogates(r"^\u{DC00}$"));
+    assert!(!super::names_surrogates(r"^\u00e9+$"));
+    assert!(!super::names_surrogates("^[a-z]+$"));
+    let written = body(
+        json!({"type": "string", "pattern": "^\\ud83d"}),
+        Side::Output,
+    )
+    .expect("a fast path");
+    assert!(written.contains("wellFormed(v) &&"), "{written}");
+}
