@@ -18,6 +18,9 @@ pub mod service;
 pub mod supervisor;
 pub mod validate;
 
+#[cfg(test)]
+mod test_random;
+
 // The `#[napi]` items are only reached through Node, never from the test harness.
 #[cfg_attr(test, allow(dead_code))]
 mod binding;

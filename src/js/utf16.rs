@@ -55,6 +55,7 @@ pub fn cmp_utf16_units(a: impl Iterator<Item = u16>, b: impl Iterator<Item = u16
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Rng;
 
     #[test]
     fn utf16_order_puts_astral_before_high_bmp() {
@@ -97,18 +98,10 @@ mod tests {
             '😀',
             '\u{10FFFF}',
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut word = |max_len: u64| -> String {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let mut pick = seed;
-            (0..pick % (max_len + 1))
-                .map(|_| {
-                    pick /= alphabet.len() as u64;
-                    alphabet[(pick % alphabet.len() as u64) as usize]
-                })
-                .collect()
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut word = |max_len: usize| -> String {
+            let len = rng.below(max_len + 1);
+            rng.string_of(&alphabet, len)
         };
         for _ in 0..20_000 {
             let prefix = word(2);

@@ -40,6 +40,7 @@ pub fn plain_len(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Rng;
 
     fn bytewise(bytes: &[u8]) -> usize {
         bytes
@@ -74,19 +75,15 @@ mod tests {
             0x00, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff,
             b'a',
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for case in 0..20_000 {
-            let len = case % 37;
-            let bytes: Vec<u8> = (0..len)
+            let bytes: Vec<u8> = (0..case % 37)
                 .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
                     // Mostly plain, so the stops fall at every place.
-                    if seed % 5 == 0 {
-                        alphabet[((seed >> 8) % alphabet.len() as u64) as usize]
+                    if rng.one_in(5) {
+                        *rng.pick(&alphabet)
                     } else {
-                        b'a' + (seed >> 16) as u8 % 26
+                        b'a' + rng.below(26) as u8
                     }
                 })
                 .collect();

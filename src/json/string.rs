@@ -170,6 +170,7 @@ pub fn decode_json_string(raw: &str) -> Vec<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Rng;
 
     fn quoted(s: &str) -> String {
         let mut out = String::new();
@@ -199,17 +200,9 @@ mod tests {
         let alphabet = [
             'a', '"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', 'é', '✓', '😀', '\u{80}',
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for case in 0..5000 {
-            let len = case % 40;
-            let text: String = (0..len)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    alphabet[(seed % alphabet.len() as u64) as usize]
-                })
-                .collect();
+            let text = rng.string_of(&alphabet, case % 40);
             let units: Vec<u16> = text.encode_utf16().collect();
             assert_eq!(quoted(&text), quoted16(&units), "{text:?}");
         }
@@ -236,16 +229,9 @@ mod tests {
             "\\u007f", "\\uffff", "\\ud83d", "\\ude00", "\\uD83D", "\\uDE00", "\\udbff", "\\udfff",
             "\\ud800",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for case in 0..20_000 {
-            let raw: String = (0..case % 9)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pieces[(seed % pieces.len() as u64) as usize]
-                })
-                .collect();
+            let raw: String = (0..case % 9).map(|_| *rng.pick(&pieces)).collect();
             let mut fast = String::from("x");
             rewrite_json_string(&mut fast, &raw);
             let mut reference = String::from("x");

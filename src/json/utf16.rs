@@ -42,23 +42,16 @@ fn ascii_len(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Rng;
 
     #[test]
     fn encodes_as_encode_utf16_does() {
         let alphabet = [
             'a', ' ', '\u{7f}', '\u{80}', 'é', 'ÿ', '✓', '\u{FFFF}', '😀', '\0',
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for case in 0..5000 {
-            let len = case % 41;
-            let text: String = (0..len)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    alphabet[(seed % alphabet.len() as u64) as usize]
-                })
-                .collect();
+            let text = rng.string_of(&alphabet, case % 41);
             let expected: Vec<u16> = text.encode_utf16().collect();
             assert_eq!(utf16_units(&text), expected, "{text:?}");
         }

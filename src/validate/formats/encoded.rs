@@ -47,6 +47,7 @@ pub fn byte(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Rng;
 
     #[test]
     fn uuid_by_hand_is_the_regular_expression() {
@@ -65,31 +66,12 @@ mod tests {
             "\n",
         ];
         let valid = "123e4567-e89b-42d3-a456-426614174000";
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for _ in 0..50_000 {
-            let mut text = String::from(if next(4) == 0 { "urn:uuid:" } else { "" });
+            let mut text = String::from(if rng.one_in(4) { "urn:uuid:" } else { "" });
             text.push_str(valid);
-            for _ in 0..next(3) {
-                let at = next(text.len() + 1);
-                let at = (0..=at)
-                    .rev()
-                    .find(|i| text.is_char_boundary(*i))
-                    .unwrap_or(0);
-                let piece = alphabet[next(alphabet.len())];
-                let end = (at + 1..=text.len())
-                    .find(|i| text.is_char_boundary(*i))
-                    .unwrap_or(text.len());
-                match next(3) {
-                    0 => text.insert_str(at, piece),
-                    1 => text.replace_range(at..end, piece),
-                    _ => text.replace_range(at..end, ""),
-                }
+            for _ in 0..rng.below(3) {
+                rng.edit(&mut text, &alphabet);
             }
             let expected = text.is_ascii() && oracle.find(&text).is_some();
             assert_eq!(uuid(&text), expected, "{text:?}");

@@ -152,6 +152,7 @@ fn url_host_name(host: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::{compile, lookup};
+    use crate::test_random::Rng;
     use regress::Regex;
     use std::sync::LazyLock;
 
@@ -233,23 +234,6 @@ mod tests {
         }
     }
 
-    /// SplitMix64 (as in `tests/common/random.rs`): the same seed gives the same strings.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) % n as u64) as usize
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[self.below(items.len())]
-        }
-    }
-
     /// One random string for `url`: two in three built as scheme, userinfo, host, port and path
     /// from pieces that are mostly valid there, the others any sequence of pieces; then,
     /// sometimes, one piece inserted anywhere.
@@ -291,16 +275,16 @@ mod tests {
         // An entry of `items`, one of the first `good` three times in four.
         let mostly = |rng: &mut Rng, items: &[&'static str], good: usize| {
             if rng.below(4) == 0 {
-                rng.pick(items)
+                *rng.pick(items)
             } else {
-                rng.pick(&items[..good])
+                *rng.pick(&items[..good])
             }
         };
         let mut s = String::new();
         if rng.below(3) == 0 {
-            s.push_str(rng.pick(SCHEMES));
+            s.push_str(rng.pick::<&str>(SCHEMES));
             for _ in 0..rng.below(8) {
-                s.push_str(rng.pick(PIECES));
+                s.push_str(rng.pick::<&str>(PIECES));
             }
         } else {
             s.push_str(mostly(rng, SCHEMES, 7));
@@ -334,7 +318,7 @@ mod tests {
             if rng.below(3) == 0 {
                 s.push('/');
                 for _ in 0..rng.below(3) {
-                    s.push_str(rng.pick(PIECES));
+                    s.push_str(rng.pick::<&str>(PIECES));
                 }
             }
         }
@@ -343,7 +327,7 @@ mod tests {
                 .char_indices()
                 .map(|(i, _)| i)
                 .nth(rng.below(s.chars().count() + 1));
-            s.insert_str(at.unwrap_or(s.len()), rng.pick(PIECES));
+            s.insert_str(at.unwrap_or(s.len()), rng.pick::<&str>(PIECES));
         }
         s
     }
@@ -355,7 +339,7 @@ mod tests {
             .ok()
             .and_then(|n| n.parse().ok())
             .unwrap_or(100_000);
-        let mut rng = Rng(0x7572_6c21);
+        let mut rng = Rng::new(0x7572_6c21);
         let (mut compared, mut valid) = (0, 0);
         while compared < cases {
             let s = random_url(&mut rng);
