@@ -153,13 +153,7 @@ impl Writer<'_> {
                     }
                 }
                 for group in &obj.groups {
-                    let kind = match group.group {
-                        Group::Any => None,
-                        Group::Number => Some(NUMBER),
-                        Group::String => Some(STRING),
-                        Group::Array => Some(ARRAY),
-                        Group::Object => Some(OBJECT),
-                    };
+                    let kind = group_kind(group.group);
                     match (kind, single) {
                         (None, _) => {
                             for keyword in &group.keywords {
@@ -368,17 +362,10 @@ impl Writer<'_> {
             | Keyword::UnevaluatedProperties { .. }
             | Keyword::DynamicAnchor { .. }
             | Keyword::DynamicRef { .. } => return None,
-            Keyword::Required { names, .. } => {
-                let tests: Vec<String> = names
-                    .iter()
-                    .map(|n| format!("v[{}] === undefined", js_str(n)))
-                    .collect();
-                if tests.is_empty() {
-                    String::new()
-                } else {
-                    format!("if ({}) return false;", tests.join(" || "))
-                }
-            }
+            Keyword::Required { names, .. } => match any_missing(names) {
+                Some(missing) => format!("if ({missing}) return false;"),
+                None => String::new(),
+            },
             Keyword::PropertyNames { node, .. } => {
                 format!(
                     "for (const key in v) if (!{}) return false;",
@@ -447,16 +434,11 @@ impl Writer<'_> {
             Keyword::DependentRequired { deps, .. } => {
                 let mut text = String::new();
                 for (property, names) in deps {
-                    let missing: Vec<String> = names
-                        .iter()
-                        .map(|n| format!("v[{}] === undefined", js_str(n)))
-                        .collect();
-                    if !missing.is_empty() {
+                    if let Some(missing) = any_missing(names) {
                         let _ = write!(
                             text,
-                            "if (v[{}] !== undefined && ({})) return false; ",
-                            js_str(property),
-                            missing.join(" || ")
+                            "if (v[{}] !== undefined && ({missing})) return false; ",
+                            js_str(property)
                         );
                     }
                 }
@@ -503,13 +485,7 @@ impl Writer<'_> {
         }
         let mut tests = vec![single_test(*only, var)];
         for group in &obj.groups {
-            let group_kind = match group.group {
-                Group::Any => None,
-                Group::Number => Some(NUMBER),
-                Group::String => Some(STRING),
-                Group::Array => Some(ARRAY),
-                Group::Object => Some(OBJECT),
-            };
+            let group_kind = group_kind(group.group);
             if group_kind.is_some_and(|g| g != kind) {
                 continue;
             }
@@ -587,6 +563,27 @@ impl Writer<'_> {
             }
         }
     }
+}
+
+/// The kind a keyword group runs on (`None`: any value).
+fn group_kind(group: Group) -> Option<u8> {
+    match group {
+        Group::Any => None,
+        Group::Number => Some(NUMBER),
+        Group::String => Some(STRING),
+        Group::Array => Some(ARRAY),
+        Group::Object => Some(OBJECT),
+    }
+}
+
+/// `v[name] === undefined` for any of `names`, as Ajv's `required` reads a member; `None` for
+/// no names.
+fn any_missing(names: &[String]) -> Option<String> {
+    let tests: Vec<String> = names
+        .iter()
+        .map(|n| format!("v[{}] === undefined", js_str(n)))
+        .collect();
+    (!tests.is_empty()).then(|| tests.join(" || "))
 }
 
 /// A type's bit for `uniqueScalars`, where an integer is told from other numbers.
