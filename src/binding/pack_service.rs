@@ -160,7 +160,7 @@ impl Runner for Arc<JsRunner> {
                 body,
                 id: call_id,
                 bindings,
-                input,
+                defaults_json,
                 start,
                 message,
             } = call;
@@ -192,7 +192,7 @@ impl Runner for Arc<JsRunner> {
                     id,
                     u32::try_from(position).unwrap_or(u32::MAX),
                     body,
-                    input.map(|filled| filled.defaults_json).unwrap_or_default(),
+                    defaults_json.unwrap_or_default(),
                     bindings.map_or_else(String::new, |b| {
                         let mut json = String::new();
                         write_members(&mut json, b.iter().map(|(k, v)| (k.as_str(), v)));

@@ -19,7 +19,7 @@ mod utf16;
 // JavaScript's string and key orders live with its other rules.
 pub use crate::js::{array_index, cmp_utf16, cmp_utf16_units};
 pub use grammar::{ParseError, DEEP_STACK_BYTES, MAX_DEPTH};
-pub use member::{member, member_mut, member_of};
+pub use member::{member, member_mut, member_mut_of, member_of};
 pub use number::{write_js_number, write_js_number_text};
 pub use parse::{with_parsed, JsonKey, JsonStr, Node};
 pub use string::{decode_json_string, rewrite_json_string, write_json_str, write_json_utf16};

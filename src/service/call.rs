@@ -6,7 +6,6 @@ use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::catalog::{Check, Tool};
 use crate::service::http::Reply;
 use crate::service::start_gate::StartGate;
-use crate::service::tool_io::FilledInput;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
@@ -133,9 +132,10 @@ pub struct Call {
     pub id: String,
     /// The call's log bindings, when the runner's `ctx.log` needs them.
     pub bindings: Option<Arc<Map<String, Value>>>,
-    /// A tool's input with its schema's defaults filled in; `None` when the input is used as
-    /// sent (or the call is a check's).
-    pub input: Option<FilledInput>,
+    /// The defaults the tool's input schema filled into `message`'s input, as
+    /// `validate::defaults_json` writes them (a JavaScript runner applies them to the input it
+    /// parses from `body`); `None` when the input is used as sent (or the call is a check's).
+    pub defaults_json: Option<String>,
     /// Where the call's pack code starts, under the concurrency cap: a runner that queues
     /// calls asks it when pack code is about to start (see [`Runner::queues_calls`]).
     pub start: Arc<StartGate>,
@@ -145,10 +145,7 @@ impl Call {
     /// A tool's input as JSON text, its defaults filled: what a Rust runner hands its handler
     /// (the JavaScript runner parses the body and fills the defaults itself).
     pub fn input_json(&self) -> String {
-        match &self.input {
-            Some(filled) => to_js_json(&filled.value),
-            None => to_js_json(member_of(&self.message, "input").unwrap_or(&Value::Null)),
-        }
+        to_js_json(member_of(&self.message, "input").unwrap_or(&Value::Null))
     }
 }
 

@@ -4,8 +4,8 @@
 
 use crate::env::PackEnvCheck;
 use crate::json::{
-    has_lone_surrogates, member_of, parse_with_lone_surrogates, restore_lone_surrogates,
-    restore_lone_surrogates_if,
+    has_lone_surrogates, member_mut_of, member_of, parse_with_lone_surrogates,
+    restore_lone_surrogates, restore_lone_surrogates_if,
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
@@ -374,7 +374,7 @@ impl PackService {
     async fn run_target(
         &self,
         target: Target,
-        received: Received<'_>,
+        mut received: Received<'_>,
         id: &str,
         call_bindings: Option<Arc<Map<String, Value>>>,
         timeout: Duration,
@@ -385,29 +385,29 @@ impl PackService {
             Target::Tool(tool) => Some(Arc::clone(tool)),
             Target::Check(_) => None,
         };
-        let input = match &tool {
+        // Checked where it lies in the parsed message: the defaults are filled into it.
+        let defaults_json = match &tool {
             None => None,
             Some(tool) => {
-                let undefined;
-                let input = match member_of(&received.message, "input") {
+                let mut undefined;
+                let input = match member_mut_of(&mut received.message, "input") {
                     Some(input) => input,
                     None => {
                         undefined = serde_json::json!({ MARKER_KEY: "undefined" });
-                        &undefined
+                        &mut undefined
                     }
                 };
                 match received
                     .turn
                     .run(|| check_input(&tool.input, input, &tool.id))
                 {
-                    Ok(filled) => filled.map(|mut filled| {
-                        // A default filled under a key holding a lone surrogate names it, and
-                        // a default from the schema may hold one.
-                        filled.defaults_json = restore_lone_surrogates_if(
-                            filled.defaults_json,
+                    // A default filled under a key holding a lone surrogate names it, and a
+                    // default from the schema may hold one.
+                    Ok(filled) => filled.map(|json| {
+                        restore_lone_surrogates_if(
+                            json,
                             received.lone_surrogates || self.catalog.lone_surrogates(),
-                        );
-                        filled
+                        )
                     }),
                     Err(Rejected::Message(refused)) => return Answer::Error(*refused),
                     Err(Rejected::Threw(message)) => {
@@ -424,7 +424,7 @@ impl PackService {
             body: received.body.to_owned(),
             id: id.to_owned(),
             bindings: call_bindings,
-            input,
+            defaults_json,
             start: Arc::new(StartGate::new(Arc::clone(&self.admission))),
         };
         let answer = self.run(call, timeout, started, bindings.clone()).await;

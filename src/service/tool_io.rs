@@ -156,7 +156,7 @@ impl Judged {
     }
 }
 
-/// How one side of a call fared against its schema; `Ok(true)` when defaults were filled in.
+/// How one side of a call fared against its schema: the defaults filled in, when it passed.
 fn check(
     schema: &CompiledSchema,
     value: &mut Value,
@@ -188,27 +188,17 @@ fn check(
     }
 }
 
-/// A call's input once its schema's defaults are filled in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FilledInput {
-    pub value: Value,
-    /// The defaults filled, as [`defaults_json`] writes them: a JavaScript runner applies them
-    /// to the input it parses from the body, instead of parsing the whole input again.
-    pub defaults_json: String,
-}
-
-/// Checks a call's input, filling the schema's defaults. `Ok(None)` means the input as sent.
+/// Checks a call's input where it lies in the parsed request, filling the schema's defaults into
+/// it. `Ok(None)` means none were filled; otherwise the defaults filled, as [`defaults_json`]
+/// writes them: a JavaScript runner applies them to the input it parses from the body, instead
+/// of parsing the whole input again.
 pub fn check_input(
     schema: &CompiledSchema,
-    input: &Value,
+    input: &mut Value,
     tool_id: &str,
-) -> Result<Option<FilledInput>, Rejected> {
-    let mut value = input.clone();
-    let defaults = check(schema, &mut value, Judged::Input, tool_id)?;
-    Ok((!defaults.is_empty()).then(|| FilledInput {
-        value,
-        defaults_json: defaults_json(&defaults),
-    }))
+) -> Result<Option<String>, Rejected> {
+    let defaults = check(schema, input, Judged::Input, tool_id)?;
+    Ok((!defaults.is_empty()).then(|| defaults_json(&defaults)))
 }
 
 /// Checks a handler's output, given as JSON text in which what JSON cannot hold is marked
@@ -295,19 +285,18 @@ mod tests {
             json!({"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}),
             Side::Input,
         );
+        let mut input = json!({"a": 1});
         assert_eq!(
-            check_input(&schema, &json!({"a": 1}), "t"),
-            Ok(Some(FilledInput {
-                value: json!({"a": 1, "n": 3}),
-                defaults_json: r#"[["","n",3]]"#.into()
-            }))
+            check_input(&schema, &mut input, "t"),
+            Ok(Some(r#"[["","n",3]]"#.into()))
         );
-        assert_eq!(check_input(&schema, &json!({"n": 1}), "t"), Ok(None));
-        let refused = message(check_input(&schema, &json!({"n": "x"}), "t"));
+        assert_eq!(input, json!({"a": 1, "n": 3}), "filled where it lies");
+        assert_eq!(check_input(&schema, &mut json!({"n": 1}), "t"), Ok(None));
+        let refused = message(check_input(&schema, &mut json!({"n": "x"}), "t"));
         assert_eq!(refused.message, "Tool \"t\" input failed validation");
         assert_eq!(refused.issues.map(|i| i.len()), Some(1));
         let absent = CompiledSchema::compile(None, Side::Input);
-        let refused = message(check_input(&absent, &json!({}), "t"));
+        let refused = message(check_input(&absent, &mut json!({}), "t"));
         assert_eq!(
             refused.to_json(),
             r#"{"v":2,"kind":"error","code":"input-validation-failed","message":"Tool \"t\" input schema failed to compile: Error: schema must be object or boolean","toolId":"t","cause":{"name":"Error","message":"schema must be object or boolean","stack":"Error: schema must be object or boolean"}}"#
