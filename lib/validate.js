@@ -307,6 +307,14 @@ function nativeReading(validator, value, owned) {
 }
 
 /**
+ * Whether the fast path (the function the native compiler wrote for the schema) finds `value`
+ * valid on the output side; `false` also where it cannot tell (the native validator judges).
+ */
+export function passesFast(validator, value) {
+  return validator[FAST](value, false) !== undefined;
+}
+
+/**
  * For a runner that validates `structuredClone(value)`: that clone, valid, with its defaults
  * filled, when the fast path can tell; else `undefined` (the runner clones and validates).
  */
