@@ -21,18 +21,25 @@ export function machine() {
 
 /**
  * Times each candidate `rounds` times, interleaved (A, B, A, B, …) so drift in machine load
- * hits both alike; each round runs `fn` `inner` times. Returns median ms per call.
+ * hits both alike; each round runs `fn` `inner` times. Returns median ms per call. A candidate
+ * given as `{ timed(calls) }` times itself (a loop in Rust) and returns ms per call.
  */
 export async function compare(candidates, { rounds = 7, inner = 1, warmup = 2 } = {}) {
   const times = Object.fromEntries(Object.keys(candidates).map((k) => [k, []]));
   const isAsync = new Map();
   for (const fn of Object.values(candidates)) {
+    if (typeof fn !== 'function') continue;
     const first = fn();
     isAsync.set(fn, first instanceof Promise);
     await first;
   }
   for (let round = -warmup; round < rounds; round++) {
     for (const [name, fn] of Object.entries(candidates)) {
+      if (typeof fn !== 'function') {
+        const ms = fn.timed(inner);
+        if (round >= 0) times[name].push(ms);
+        continue;
+      }
       const start = process.hrtime.bigint();
       // A synchronous candidate is not awaited: a microtask turn per call would outweigh a call
       // of well under a microsecond on both sides.

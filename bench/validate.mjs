@@ -9,7 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { compileSchema, runCheck, runHandler } from '../index.js';
 import { native as binding } from '../lib/native.js';
-import { markedJson } from '../lib/validate.js';
+import { passesFast } from '../lib/validate.js';
 import { compare, fmt, ratio, table } from './lib.mjs';
 
 const addFormats = addFormatsModule.default ?? addFormatsModule;
@@ -134,15 +134,20 @@ const CASES = [
   [bigLabel, bigSchema, big, 20],
 ];
 
-/** The TypeScript runner's steps with Ajv: validators cached by schema text, as it caches them. */
-function typeScriptRunner() {
+/** The TypeScript runner's validators: Ajv's, found by the side and the schema's text. */
+function typeScriptValidators() {
   const cache = new Map();
-  const validatorFor = (schema, side) => {
+  return (schema, side) => {
     const key = `${side}:${JSON.stringify(schema)}`;
     let validate = cache.get(key);
     if (validate === undefined) cache.set(key, (validate = ajvFor(side).compile(schema)));
     return validate;
   };
+}
+
+/** The TypeScript runner's steps with Ajv. */
+function typeScriptRunner() {
+  const validatorFor = typeScriptValidators();
   const modules = new Map();
   const importPath = async (path) => modules.get(path);
   return {
@@ -251,16 +256,17 @@ async function compileRows(rounds) {
 
 async function serviceRows(rounds) {
   // The TypeScript service parses the body and validates a clone of the input on the JS
-  // thread; the native service parses and validates the body bytes in Rust.
+  // thread; the native service parses the body and checks the input in Rust, timed there.
   const rows = [];
   for (const [label, schema, value, inner] of CASES) {
-    const text = JSON.stringify(value);
-    const ajvValidate = ajvFor('input').compile(schema);
-    const nativeCompiled = binding.compileSchemaJson(JSON.stringify(schema), 'input');
+    const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: value, ctx: { tenantId: 't1', runId: 'r1' } });
+    const schemaJson = JSON.stringify(schema);
+    // The TypeScript runner finds its validator by the schema's text on every call.
+    const validatorFor = typeScriptValidators();
     const times = await compare(
       {
-        ajv: () => ajvValidate(structuredClone(JSON.parse(text))),
-        native: () => nativeCompiled.validateJson(text),
+        ajv: () => validatorFor(schema, 'input')(structuredClone(JSON.parse(body).input)),
+        native: { timed: (calls) => binding.timeServiceInput(schemaJson, body, calls) / 1e6 },
       },
       { rounds, inner },
     );
@@ -270,21 +276,57 @@ async function serviceRows(rounds) {
 }
 
 /**
+ * The output check in the service. TypeScript: Ajv on the handler's output, on the JS thread.
+ * Native: the output schema's fast path on the JS thread (lib/pack-service/service.js); an
+ * output it leaves (one it cannot judge, or an invalid one) is checked in Rust from the text
+ * the JS thread writes, timed there.
+ */
+async function serviceOutputRows(rounds) {
+  const rows = [];
+  for (const [label, schema, value, inner] of CASES) {
+    const validatorFor = typeScriptValidators();
+    const validator = compileSchema(schema, 'output');
+    assert.equal(passesFast(validator, value), true, label);
+    const schemaJson = JSON.stringify(schema);
+    const text = JSON.stringify(value);
+    const times = await compare(
+      {
+        ajv: () => validatorFor(schema, 'output')(value),
+        fast: () => passesFast(validator, value),
+        rust: { timed: (calls) => binding.timeServiceOutput(schemaJson, text, calls) / 1e6 },
+      },
+      { rounds, inner },
+    );
+    rows.push([
+      label,
+      `${fmt(times.ajv * 1000)} µs`,
+      `${fmt(times.fast * 1000)} µs`,
+      `${(times.fast / times.ajv).toFixed(2)}x`,
+      `${fmt(times.rust * 1000)} µs`,
+      `${(times.rust / times.ajv).toFixed(2)}x`,
+    ]);
+  }
+  return rows;
+}
+
+/**
  * The JS thread's part of one echo call in the native service (lib/pack-service/service.js):
- * parse the request Rust hands over, then write the output for Rust (markedJson: the check that
- * JSON.stringify's text is what the schema must judge, and the text), and hand that text to
- * native. The floor is JSON.parse of the request and JSON.stringify of the output alone.
+ * parse the request Rust hands over, check the output with its schema's fast path, write the
+ * result message and hand that text to native. The floor is JSON.parse of the request and
+ * JSON.stringify of the output alone.
  */
 async function jsThreadRows(rounds) {
   const rows = [];
-  for (const [label, , value, inner] of CASES) {
+  for (const [label, schema, value, inner] of CASES) {
     const request = JSON.stringify({ v: 2, kind: 'tool', tool: { id: 'fixture.echo' }, input: value, ctx: {} });
+    const validator = compileSchema(schema, 'output');
     const times = await compare(
       {
         floor: () => JSON.stringify(JSON.parse(request).input),
         native: () => {
-          const { text } = markedJson(JSON.parse(request).input);
-          binding.checkFormat('uuid', text);
+          const output = JSON.parse(request).input;
+          if (!passesFast(validator, output)) throw new Error('the fast path left the output');
+          binding.checkFormat('uuid', JSON.stringify({ v: 2, kind: 'result', output }));
         },
       },
       { rounds, inner },
@@ -299,6 +341,7 @@ export async function run({ rounds }) {
   const runners = await runnerRows(rounds);
   const compiles = await compileRows(rounds);
   const service = await serviceRows(rounds);
+  const serviceOutput = await serviceOutputRows(rounds);
   const jsThread = await jsThreadRows(rounds);
   return {
     title: `Validation against Ajv (as @kindgi/handler-runtime configures it), median of ${rounds} interleaved rounds`,
@@ -317,13 +360,20 @@ Compiling every schema of a pack, none cached (time per pack):
 ${table(['pack', 'Ajv', 'native', 'native / Ajv'], compiles)}
 
 The service path, body text to a validated, default-filled input (TypeScript: JSON.parse,
-structuredClone and Ajv on the JS thread; native: parse and validate in Rust, off the JS thread
-in the service, timed here through the binding):
+structuredClone and Ajv on the JS thread; native: parse the body, read the request and check
+the input in Rust, as the service does off the JS thread, timed by a loop in Rust):
 
 ${table(['case', 'TypeScript path', 'native path', 'native / TypeScript CPU'], service)}
 
-The JS thread's time per echo call in the native service (parse the request, write the output
-for Rust and hand it over), next to the floor of JSON.parse and JSON.stringify alone:
+The output check in the service (TypeScript: Ajv on the output; native: the output schema's
+fast path on the JS thread, and Rust's check from the output's text for an output the fast
+path leaves to it):
+
+${table(['case', 'Ajv', 'native fast path', 'fast / Ajv CPU', 'Rust check', 'Rust / Ajv CPU'], serviceOutput)}
+
+The JS thread's time per echo call in the native service (parse the request, check the output
+with the fast path, write the result message and hand it over), next to the floor of
+JSON.parse and JSON.stringify alone:
 
 ${table(['case', 'floor', 'native service, JS thread', 'native / floor'], jsThread)}`,
   };

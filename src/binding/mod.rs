@@ -3,6 +3,7 @@
 //! The JS layer (`lib/*.js`) checks argument types and builds the result objects of the
 //! TypeScript API; these functions take typed arguments and return plain data.
 
+mod bench;
 mod callback;
 mod canonical;
 mod env;
