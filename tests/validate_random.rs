@@ -9,6 +9,7 @@
 mod common;
 
 use common::random::Rng;
+use kindgi_handler_runtime_native::json::parse_borrowed;
 use kindgi_handler_runtime_native::validate::{issues_json, Invalid, Side, Validator};
 use serde_json::{json, Map, Value};
 
@@ -348,6 +349,18 @@ fn random_schemas_are_accepted_or_refused_and_answer_every_value() {
                 first,
                 answer(&validator, instance.clone()),
                 "seed {seed}: {schema} on {instance} answered twice differently"
+            );
+            // The pack service validates a body read into its borrowed tree: the same answer.
+            let text = instance.to_string();
+            let mut tree = parse_borrowed(&text).expect("JSON reads");
+            let borrowed = match validator.validate_recording_defaults(&mut tree) {
+                Ok(_) => format!("ok {}", tree.to_value()),
+                Err(Invalid::Recursion) => "recursion".to_owned(),
+                Err(Invalid::Issues(issues)) => format!("issues {}", issues_json(&issues)),
+            };
+            assert_eq!(
+                borrowed, first,
+                "seed {seed}: {schema} on {instance}, borrowed"
             );
             if first.starts_with("ok") {
                 valid += 1;

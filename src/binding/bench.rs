@@ -3,7 +3,7 @@
 //! it next to the TypeScript service's steps timed in JavaScript.
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::{member_mut_of, parse_with_lone_surrogates};
+use crate::json::{parse_borrowed, protect_lone_surrogates};
 use crate::protocol::parse_pack_request;
 use crate::service::tool_io::{check_input, check_output, CompiledSchema};
 use crate::validate::Side;
@@ -23,21 +23,24 @@ fn compiled(schema_json: &str, side: Side) -> Result<CompiledSchema, JsError> {
 }
 
 /// Nanoseconds per call of what the service does with a tool call's body before the handler
-/// runs, `calls` times: parse the body, read it as a request, check its input where it lies
-/// (filling defaults) and write the defaults for the JavaScript runner. Throws when the body
-/// is not a tool call or its input is refused, so the bench times only calls that pass.
+/// runs, `calls` times: read the body into a borrowed tree, read it as a request, check its
+/// input where it lies (filling defaults) and write the defaults for the JavaScript runner.
+/// Throws when the body is not a tool call or its input is refused, so the bench times only
+/// calls that pass.
 #[napi(js_name = "timeServiceInput")]
 pub fn time_service_input(schema_json: String, body: String, calls: u32) -> Result<f64, JsError> {
     let schema = compiled(&schema_json, Side::Input)?;
     let refused = |why: String| NativeError::new(NativeErrorCode::InvalidArgument, why);
     let started = Instant::now();
     for _ in 0..calls {
-        let (parsed, _) = parse_with_lone_surrogates(&body);
-        let mut message = parsed.map_err(|e| refused(format!("The body is not JSON: {e}")))?;
+        let protected = protect_lone_surrogates(&body);
+        let mut message = parse_borrowed(&protected)
+            .map_err(|e| refused(format!("The body is not JSON: {e:?}")))?;
         if let Ok(Err(error)) = parse_pack_request(&message) {
             return Err(refused(error.message).into());
         }
-        let input = member_mut_of(&mut message, "input")
+        let input = message
+            .member_mut("input")
             .ok_or_else(|| refused("The body has no input".into()))?;
         let defaults = check_input(&schema, input, "bench")
             .map_err(|_| refused("The input is refused".into()))?;

@@ -152,6 +152,10 @@ impl Runner for Arc<JsRunner> {
         true
     }
 
+    fn reads_message(&self) -> bool {
+        false
+    }
+
     fn run(&self, call: Call, abort: CallAbort) -> RunFuture {
         let runner = Arc::clone(self);
         Box::pin(async move {
@@ -164,7 +168,7 @@ impl Runner for Arc<JsRunner> {
                 start,
                 message,
             } = call;
-            // JS parses the body itself: the parsed form (large for a large body) goes now.
+            // JS parses the body itself (the service left the message out).
             drop(message);
             let word = target.word();
             let (id, settled) = runner.calls.register(Arc::clone(&start));

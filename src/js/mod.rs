@@ -16,7 +16,7 @@ pub mod utf16;
 mod uv_error;
 
 pub use convert::{js_number, js_string, number_to_string, parse_int_of_number};
-pub use object::{array_index, for_in_keys, is_object_prototype_name};
+pub use object::{array_index, for_in_keys, for_in_order, is_object_prototype_name};
 #[cfg(unix)]
 pub use signal_names::signal_name;
 pub use spawn_failure::spawn_failure;

@@ -57,6 +57,18 @@ pub fn for_in_keys(map: &Map<String, Value>) -> Vec<&String> {
     keys
 }
 
+/// [`for_in_keys`] of an object whose keys, in its order, are `keys`.
+pub fn for_in_order(keys: Vec<&str>) -> Vec<&str> {
+    if keys.iter().all(|k| array_index(k).is_none()) {
+        return keys;
+    }
+    let (mut indexed, named): (Vec<&str>, Vec<&str>) =
+        keys.into_iter().partition(|k| array_index(k).is_some());
+    indexed.sort_by_key(|k| array_index(k));
+    indexed.extend(named);
+    indexed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +93,11 @@ mod tests {
             unreachable!()
         };
         assert_eq!(for_in_keys(&map), ["2", "10", "b", "a"]);
+        assert_eq!(
+            for_in_order(vec!["b", "10", "a", "2"]),
+            ["2", "10", "b", "a"]
+        );
+        assert_eq!(for_in_order(vec!["b", "a"]), ["b", "a"]);
     }
 
     #[test]

@@ -32,11 +32,6 @@ pub fn member_of<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
     member(value.as_object()?, name)
 }
 
-/// `value[name]` when `value` is an object, to change.
-pub fn member_mut_of<'v>(value: &'v mut Value, name: &str) -> Option<&'v mut Value> {
-    member_mut(value.as_object_mut()?, name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,10 +52,5 @@ mod tests {
         }
         assert_eq!(member_of(&json!({"a": 1}), "a"), Some(&json!(1)));
         assert_eq!(member_of(&json!([1]), "0"), None);
-        assert_eq!(
-            member_mut_of(&mut json!({"a": 1}), "a"),
-            Some(&mut json!(1))
-        );
-        assert_eq!(member_mut_of(&mut json!([1]), "0"), None);
     }
 }

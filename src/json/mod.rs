@@ -5,6 +5,7 @@
 //! (integer-like keys first). Everything this crate writes for a JavaScript caller goes through
 //! here, so the bytes match what the TypeScript package writes.
 
+mod borrowed;
 mod grammar;
 mod member;
 mod number;
@@ -18,8 +19,9 @@ mod utf16;
 
 // JavaScript's string and key orders live with its other rules.
 pub use crate::js::{array_index, cmp_utf16, cmp_utf16_units};
+pub use borrowed::{parse_borrowed, Borrowed, BorrowedError};
 pub use grammar::{ParseError, DEEP_STACK_BYTES, MAX_DEPTH};
-pub use member::{member, member_mut, member_mut_of, member_of};
+pub use member::{member, member_mut, member_of};
 pub use number::{write_js_number, write_js_number_text};
 pub use parse::{with_parsed, JsonKey, JsonStr, Node};
 pub use string::{decode_json_string, rewrite_json_string, write_json_str, write_json_utf16};

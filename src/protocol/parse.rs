@@ -4,7 +4,8 @@
 //! JavaScript values in place. Both go through [`MessageSource`], so the rules exist once.
 
 use super::{PackErrorCode, PackErrorMessage};
-use crate::json::{member_of, to_js_json};
+use crate::json::{to_js_json, Borrowed};
+use crate::validate::Instance;
 use serde_json::Value;
 
 /// What the checks need to know of one value: its JavaScript type, and its content for the
@@ -156,28 +157,56 @@ pub fn parse_pack_response<S: MessageSource>(source: &S) -> Outcome<ResponseKind
 }
 
 /// The value at `path`, `None` when a step is missing or not an object.
-fn lookup<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
-    path.iter()
-        .try_fold(value, |current, key| member_of(current, key))
+fn lookup<'v, J: Instance>(value: &'v J, path: &[&str]) -> Option<&'v J> {
+    path.iter().try_fold(value, |current, key| current.get(key))
+}
+
+/// What the checks see of the value at `path` of a parsed message.
+fn parsed_shape<J: Instance>(message: &J, path: &[&str]) -> Shape {
+    let Some(value) = lookup(message, path) else {
+        return Shape::Undefined;
+    };
+    if value.is_null() {
+        Shape::Null
+    } else if value.as_bool().is_some() {
+        Shape::Bool
+    } else if let Some(x) = value.as_f64() {
+        Shape::Number(x)
+    } else if let Some(s) = value.as_str() {
+        Shape::String(s.to_owned())
+    } else if value.items().is_some() {
+        Shape::Array
+    } else {
+        Shape::Object
+    }
+}
+
+fn parsed_render<J: Instance>(message: &J, path: &[&str]) -> String {
+    lookup(message, path).map_or_else(|| "undefined".to_owned(), |v| to_js_json(&v.to_value()))
 }
 
 impl MessageSource for Value {
     type Error = std::convert::Infallible;
 
     fn shape(&self, path: &[&str]) -> Result<Shape, Self::Error> {
-        Ok(match lookup(self, path) {
-            None => Shape::Undefined,
-            Some(Value::Null) => Shape::Null,
-            Some(Value::Bool(_)) => Shape::Bool,
-            Some(Value::Number(n)) => Shape::Number(n.as_f64().unwrap_or(f64::NAN)),
-            Some(Value::String(s)) => Shape::String(s.clone()),
-            Some(Value::Array(_)) => Shape::Array,
-            Some(Value::Object(_)) => Shape::Object,
-        })
+        Ok(parsed_shape(self, path))
     }
 
     fn render(&self, path: &[&str]) -> Result<String, Self::Error> {
-        Ok(lookup(self, path).map_or_else(|| "undefined".to_owned(), to_js_json))
+        Ok(parsed_render(self, path))
+    }
+}
+
+/// A request body as the pack service reads it.
+impl MessageSource for Borrowed<'_> {
+    type Error = std::convert::Infallible;
+
+    fn shape(&self, path: &[&str]) -> Result<Shape, Self::Error> {
+        Ok(parsed_shape(self, path))
+    }
+
+    fn render(&self, path: &[&str]) -> Result<String, Self::Error> {
+        Ok(parsed_render(self, path))
     }
 }
 

@@ -232,6 +232,12 @@ pub trait Runner: Send + Sync + 'static {
     fn queues_calls(&self) -> bool {
         false
     }
+
+    /// Whether the runner reads [`Call::message`]; one that does not (the JavaScript runner
+    /// parses the body) gets `null` there, and the service makes no `serde_json` copy.
+    fn reads_message(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

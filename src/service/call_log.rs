@@ -2,10 +2,10 @@
 //! caller's trace with a new span, the target and its id), the `call` and
 //! `handler-finished-late` records written with them, and the events for JS observers.
 
-use crate::json::member_of;
 use crate::log::{Level, Logger};
 use crate::protocol::RequestKind;
 use crate::service::trace::{new_span_id, parse_traceparent};
+use crate::validate::Instance;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -13,9 +13,9 @@ use std::sync::Arc;
 const CALL_IDS: [&str; 5] = ["tenantId", "projectId", "orgId", "runId", "requestId"];
 
 /// The bindings of a call's logger: `{...callIds, traceId?, spanId?, target, toolId|checkId}`.
-pub fn call_bindings(
+pub fn call_bindings<M: Instance>(
     kind: RequestKind,
-    message: &Value,
+    message: &M,
     id: &str,
     traceparent: Option<&str>,
 ) -> Map<String, Value> {
@@ -23,11 +23,11 @@ pub fn call_bindings(
     // index table each time.
     let mut bindings = Map::with_capacity(CALL_IDS.len() + 4);
     if kind == RequestKind::Tool {
-        let ctx = member_of(message, "ctx");
+        let ctx = message.get("ctx");
         for key in CALL_IDS {
-            if let Some(Value::String(value)) = ctx.and_then(|c| member_of(c, key)) {
+            if let Some(value) = ctx.and_then(|c| c.get(key)).and_then(M::as_str) {
                 if !value.is_empty() {
-                    bindings.insert(key.to_owned(), value.clone().into());
+                    bindings.insert(key.to_owned(), value.into());
                 }
             }
         }

@@ -4,8 +4,8 @@
 
 use crate::env::PackEnvCheck;
 use crate::json::{
-    has_lone_surrogates, member_mut_of, member_of, parse_with_lone_surrogates,
-    restore_lone_surrogates, restore_lone_surrogates_if,
+    has_lone_surrogates, parse_borrowed, protect_lone_surrogates, restore_lone_surrogates,
+    restore_lone_surrogates_if, Borrowed,
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
@@ -20,8 +20,10 @@ use crate::service::http::{
 use crate::service::large_body::{LargeBodies, Turn};
 use crate::service::start_gate::{Start, StartGate};
 use crate::service::tool_io::{check_input, check_output, result_message, Rejected};
+use crate::validate::Instance;
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -265,8 +267,10 @@ impl PackService {
         admitted.body_received();
         // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
         let turn = self.large_bodies.turn(body.len()).await;
-        let (parsed, lone_surrogates) = turn.run(|| parse_with_lone_surrogates(body));
-        let Ok(json) = parsed else {
+        let protected = protect_lone_surrogates(body);
+        let lone_surrogates = matches!(protected, Cow::Owned(_));
+        // Read into a tree that borrows the body's strings: the input is checked on it.
+        let Ok(json) = turn.run(|| parse_borrowed(&protected)) else {
             return Outcome::Message(
                 PackErrorMessage::new(
                     PackErrorCode::MalformedMessage,
@@ -291,10 +295,8 @@ impl PackService {
         let started = Instant::now();
         let (word, id, found) = match kind {
             RequestKind::Tool => {
-                let id = text_at(&json, "tool", "id");
-                let version = member_of(&json, "tool")
-                    .and_then(|t| member_of(t, "version"))
-                    .and_then(Value::as_str);
+                let id = text_at(&json, "tool", "id").unwrap_or_default().to_owned();
+                let version = text_at(&json, "tool", "version");
                 let found = self
                     .catalog
                     .find_tool(&id, version)
@@ -302,7 +304,7 @@ impl PackService {
                 ("tool", id, found)
             }
             RequestKind::Check => {
-                let id = text_at(&json, "check", "id");
+                let id = text_at(&json, "check", "id").unwrap_or_default().to_owned();
                 let found = self
                     .catalog
                     .find_check(&id)
@@ -389,18 +391,17 @@ impl PackService {
         let defaults_json = match &tool {
             None => None,
             Some(tool) => {
-                let mut undefined;
-                let input = match member_mut_of(&mut received.message, "input") {
-                    Some(input) => input,
-                    None => {
-                        undefined = serde_json::json!({ MARKER_KEY: "undefined" });
-                        &mut undefined
-                    }
-                };
-                match received
+                let checked = received
                     .turn
-                    .run(|| check_input(&tool.input, input, &tool.id))
-                {
+                    .run(|| match received.message.member_mut("input") {
+                        Some(input) => check_input(&tool.input, input, &tool.id),
+                        None => check_input(
+                            &tool.input,
+                            &mut serde_json::json!({ MARKER_KEY: "undefined" }),
+                            &tool.id,
+                        ),
+                    });
+                match checked {
                     // A default filled under a key holding a lone surrogate names it, and a
                     // default from the schema may hold one.
                     Ok(filled) => filled.map(|json| {
@@ -420,7 +421,13 @@ impl PackService {
         drop(received.turn);
         let call = Call {
             target,
-            message: received.message,
+            // A runner that reads the parsed message gets it as `serde_json` values; the
+            // JavaScript runner parses the body itself.
+            message: if self.runner.reads_message() {
+                received.message.to_value()
+            } else {
+                Value::Null
+            },
             body: received.body.to_owned(),
             id: id.to_owned(),
             bindings: call_bindings,
@@ -462,15 +469,10 @@ impl PackService {
     }
 
     /// A tool call's `ctx.tenantId` must name the pinned tenant, when there is one.
-    fn context_tenant_allowed(&self, json: &Value) -> bool {
+    fn context_tenant_allowed(&self, json: &Borrowed<'_>) -> bool {
         match &self.tenant {
             None => true,
-            Some(tenant) => {
-                member_of(json, "ctx")
-                    .and_then(|c| member_of(c, "tenantId"))
-                    .and_then(Value::as_str)
-                    == Some(tenant.as_str())
-            }
+            Some(tenant) => text_at(json, "ctx", "tenantId") == Some(tenant.as_str()),
         }
     }
 
@@ -539,7 +541,7 @@ impl PackService {
 
 /// A request body as received, parsed.
 struct Received<'a> {
-    message: Value,
+    message: Borrowed<'a>,
     /// The text, which a JavaScript runner parses itself.
     body: &'a str,
     /// Whether the text held lone surrogates (stand-ins in `message`).
@@ -581,10 +583,7 @@ fn with_id(mut error: PackErrorMessage, word: &str, id: &str) -> PackErrorMessag
     error
 }
 
-fn text_at(json: &Value, object: &str, key: &str) -> String {
-    member_of(json, object)
-        .and_then(|o| member_of(o, key))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
+/// The string at `object.key` of a request, if it is one.
+fn text_at<'m>(json: &'m Borrowed<'_>, object: &str, key: &str) -> Option<&'m str> {
+    json.member(object)?.member(key)?.as_str()
 }

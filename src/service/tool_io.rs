@@ -9,7 +9,7 @@ use crate::json::parse_with_lone_surrogates;
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::runner_messages::RunnerMessage;
 use crate::validate::{
-    defaults_json, CompileError, DefaultApplied, Invalid, Issue, Side, Validator,
+    defaults_json, CompileError, DefaultApplied, Instance, Invalid, Issue, Side, Validator,
 };
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -157,9 +157,9 @@ impl Judged {
 }
 
 /// How one side of a call fared against its schema: the defaults filled in, when it passed.
-fn check(
+fn check<J: Instance>(
     schema: &CompiledSchema,
-    value: &mut Value,
+    value: &mut J,
     side: Judged,
     tool_id: &str,
 ) -> Result<Vec<DefaultApplied>, Rejected> {
@@ -192,9 +192,9 @@ fn check(
 /// it. `Ok(None)` means none were filled; otherwise the defaults filled, as [`defaults_json`]
 /// writes them: a JavaScript runner applies them to the input it parses from the body, instead
 /// of parsing the whole input again.
-pub fn check_input(
+pub fn check_input<J: Instance>(
     schema: &CompiledSchema,
-    input: &mut Value,
+    input: &mut J,
     tool_id: &str,
 ) -> Result<Option<String>, Rejected> {
     let defaults = check(schema, input, Judged::Input, tool_id)?;

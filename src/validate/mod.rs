@@ -20,6 +20,7 @@ mod error;
 mod evaluated;
 mod fast_js;
 pub mod formats;
+mod instance;
 mod issue;
 mod keywords;
 mod metaschemas;
@@ -31,6 +32,7 @@ pub mod uri;
 mod value;
 
 pub use error::CompileError;
+pub use instance::Instance;
 pub use issue::{issues_json, Issue};
 pub use program::Side;
 pub use run::{DefaultApplied, Invalid};
@@ -69,7 +71,6 @@ impl Validator {
     /// Compiles `schema` as Ajv would for `side`; refuses what Ajv refuses, with Ajv's message.
     pub fn compile(schema: &Value, side: Side) -> Result<Validator, CompileError> {
         schema_check::check_schema(schema)?;
-        schema_check::check_schema(schema)?;
         Ok(Validator {
             program: compile::compile(schema, side)?,
         })
@@ -83,23 +84,23 @@ impl Validator {
 
     /// [`Validator::validate`], saying which defaults it filled in and where, in order (so a
     /// caller holding the original JavaScript value can fill the same into its own copy).
-    pub fn validate_recording_defaults(
+    pub fn validate_recording_defaults<J: Instance>(
         &self,
-        value: &mut Value,
+        value: &mut J,
     ) -> Result<Vec<DefaultApplied>, Invalid> {
         run::validate(&self.program, value)
     }
 
-    /// [`Validator::validate_recording_defaults`] for a value in which a member whose reading
-    /// throws in JavaScript (a getter) is marked `{"\u0000js": "throws", …}`: `Err` with the
-    /// first such marker Ajv's generated code reads (it throws there), else the answer. Other
-    /// callers see such a marker as a value of no JSON type.
     /// The schema as a JavaScript function body for the in-process fast path (see
     /// [`fast_js`]), or `None` when it uses a keyword that path does not write.
     pub fn fast_js(&self) -> Option<String> {
         fast_js::write(&self.program)
     }
 
+    /// [`Validator::validate_recording_defaults`] for a value in which a member whose reading
+    /// throws in JavaScript (a getter) is marked `{"\u0000js": "throws", …}`: `Err` with the
+    /// first such marker Ajv's generated code reads (it throws there), else the answer. Other
+    /// callers see such a marker as a value of no JSON type.
     pub fn validate_reading(
         &self,
         value: &mut Value,

@@ -39,9 +39,15 @@ pub fn lookup(map: &Map<String, Value>, name: &str) -> Lookup {
 
 /// [`lookup`], given what the object holds at `name` (`member(map, name)`).
 pub fn lookup_found(found: Option<&Value>, name: &str) -> Lookup {
+    lookup_marked(found.map(marker), name)
+}
+
+/// [`lookup`], given the marker tag of what the object holds at `name` (`Some(None)`: a
+/// member that is no marker; `None`: no member).
+pub fn lookup_marked(found: Option<Option<&str>>, name: &str) -> Lookup {
     match found {
         // A member holding `undefined` reads as absent (`data[name] !== undefined` fails).
-        Some(value) if marker(value) == Some("undefined") => Lookup::Missing,
+        Some(Some("undefined")) => Lookup::Missing,
         Some(_) => Lookup::Own,
         None if is_object_prototype_name(name) => Lookup::Inherited,
         None => Lookup::Missing,

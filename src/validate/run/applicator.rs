@@ -2,8 +2,8 @@
 
 use super::evaluated::PropsVariable;
 use super::{Data, Run};
-use crate::js::{for_in_keys, number_to_string};
-use crate::json::member_mut;
+use crate::js::number_to_string;
+use crate::validate::instance::Instance;
 use crate::validate::issue::params;
 use crate::validate::program::Keyword;
 use crate::validate::value::{self, Lookup};
@@ -11,10 +11,10 @@ use serde_json::{Map, Value};
 
 impl<'p> Run<'p> {
     /// `not`, the composites, `if`, the array and object applicators.
-    pub(super) fn applicator_keyword(
+    pub(super) fn applicator_keyword<J: Instance>(
         &mut self,
         keyword: &Keyword,
-        mut data: Data<'_>,
+        mut data: Data<'_, J>,
         inst: &mut String,
         name: Option<&str>,
     ) {
@@ -133,7 +133,7 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::PrefixItems { nodes } => {
-                let Data::Json(Value::Array(items)) = data else {
+                let Some(items) = data.items_mut() else {
                     return;
                 };
                 for (i, node) in nodes.iter().enumerate() {
@@ -152,7 +152,7 @@ impl<'p> Run<'p> {
                 from,
                 false_after_prefix,
             } => {
-                let Data::Json(Value::Array(items)) = data else {
+                let Some(items) = data.items_mut() else {
                     return;
                 };
                 match node {
@@ -185,7 +185,7 @@ impl<'p> Run<'p> {
                 min_json,
                 max_json,
             } => {
-                let Data::Json(Value::Array(items)) = data else {
+                let Some(items) = data.items_mut() else {
                     return;
                 };
                 let before = self.errors.len();
@@ -238,12 +238,16 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::PropertyNames { path, node } => {
-                let Some(Value::Object(map)) = data.json() else {
+                let Some(object) = data.json().filter(|d| d.is_object()) else {
                     return;
                 };
-                let keys: Vec<String> = for_in_keys(map).into_iter().cloned().collect();
+                let keys: Vec<String> = object
+                    .for_in_keys()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
                 for key in keys {
-                    let mut key_value = Value::String(key.clone());
+                    let mut key_value = J::from_key(&key);
                     let valid = self.same(*node, Data::Json(&mut key_value), inst, Some(&key));
                     if !valid {
                         self.error(
@@ -264,7 +268,7 @@ impl<'p> Run<'p> {
                 props,
                 patterns,
             } => {
-                let Data::Json(Value::Object(map)) = data else {
+                let Some(object) = data.object_mut() else {
                     return;
                 };
                 if node.is_none() && !is_false {
@@ -274,10 +278,14 @@ impl<'p> Run<'p> {
                     props.iter().any(|p| p == key) || patterns.iter().any(|p| p.test(key))
                 };
                 // The usual object has no other member: nothing to list or to visit.
-                if map.keys().all(|key| declared(key)) {
+                if object.keys().into_iter().all(declared) {
                     return;
                 }
-                let keys: Vec<String> = for_in_keys(map).into_iter().cloned().collect();
+                let keys: Vec<String> = object
+                    .for_in_keys()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
                 for key in keys {
                     if declared(&key) {
                         continue;
@@ -291,8 +299,8 @@ impl<'p> Run<'p> {
                             "must NOT have additional properties".into(),
                             name,
                         );
-                    } else if let (Some(node), Some(value)) = (node, map.get_mut(&key)) {
-                        if self.throws(Some(value)) {
+                    } else if let (Some(node), Some(value)) = (node, object.get_mut(&key)) {
+                        if self.throws(Some(&*value)) {
                             return;
                         }
                         self.child(*node, Data::Json(value), inst, &key);
@@ -300,19 +308,20 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::Properties { props } => {
-                let Data::Json(Value::Object(map)) = data else {
+                let Some(object) = data.object_mut() else {
                     return;
                 };
                 for (key, node, _) in props {
                     let Some(node) = node else { continue };
-                    let found = member_mut(map, key);
+                    let found = object.get_mut(key);
                     if self.throws(found.as_deref()) {
                         return;
                     }
-                    match (value::lookup_found(found.as_deref(), key), found) {
+                    let marker = found.as_deref().map(J::marker);
+                    match (value::lookup_marked(marker, key), found) {
                         (Lookup::Missing, _) => {}
                         (Lookup::Inherited, _) => {
-                            self.child(*node, Data::NonJson, inst, key);
+                            self.child(*node, Data::<J>::NonJson, inst, key);
                         }
                         (Lookup::Own, Some(value)) => {
                             self.child(*node, Data::Json(value), inst, key);
@@ -322,10 +331,14 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::PatternProperties { patterns, mark } => {
-                let Data::Json(Value::Object(map)) = data else {
+                let Some(object) = data.object_mut() else {
                     return;
                 };
-                let keys: Vec<String> = for_in_keys(map).into_iter().cloned().collect();
+                let keys: Vec<String> = object
+                    .for_in_keys()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
                 for (pattern, node) in patterns {
                     for key in &keys {
                         if !pattern.test(key) {
@@ -338,8 +351,8 @@ impl<'p> Run<'p> {
                                 set.insert(key.clone());
                             }
                         }
-                        if let (Some(node), Some(value)) = (node, map.get_mut(key)) {
-                            if self.throws(Some(value)) {
+                        if let (Some(node), Some(value)) = (node, object.get_mut(key)) {
+                            if self.throws(Some(&*value)) {
                                 return;
                             }
                             self.child(*node, Data::Json(value), inst, key);
@@ -349,8 +362,7 @@ impl<'p> Run<'p> {
             }
             Keyword::DependentSchemas { deps } => {
                 for (property, node, merge) in deps {
-                    let present =
-                        matches!(data.json(), Some(Value::Object(map)) if self.has(map, property));
+                    let present = matches!(data.json(), Some(object) if object.is_object() && self.has(object, property));
                     if present && self.same(*node, data.reborrow(), inst, name) {
                         self.exec(merge);
                     }

@@ -1,14 +1,15 @@
 //! The core vocabulary: references and dynamic anchors.
 
 use super::{Data, Run};
+use crate::validate::instance::Instance;
 use crate::validate::program::Keyword;
 
 impl<'p> Run<'p> {
     /// `$ref`, `$dynamicAnchor`, `$dynamicRef`.
-    pub(super) fn core_keyword(
+    pub(super) fn core_keyword<J: Instance>(
         &mut self,
         keyword: &Keyword,
-        data: Data<'_>,
+        data: Data<'_, J>,
         inst: &mut String,
         name: Option<&str>,
     ) {

@@ -2,16 +2,17 @@
 
 use super::{Data, Run};
 use crate::validate::formats::FormatType;
+use crate::validate::instance::Instance;
 use crate::validate::issue::params;
 use crate::validate::program::Keyword;
 use serde_json::Value;
 
 impl<'p> Run<'p> {
     /// `format`, `formatMaximum` and its kin.
-    pub(super) fn format_keyword(
+    pub(super) fn format_keyword<J: Instance>(
         &mut self,
         keyword: &Keyword,
-        data: Data<'_>,
+        data: Data<'_, J>,
         inst: &str,
         name: Option<&str>,
     ) {
@@ -21,10 +22,15 @@ impl<'p> Run<'p> {
                 name: format_name,
                 format,
             } => {
-                let ok = match (format.kind, data.json()) {
-                    (FormatType::String, Some(Value::String(s))) => format.check_str(s),
-                    (FormatType::Number, Some(Value::Number(n))) => format.check_number(n),
-                    _ => true,
+                let ok = match format.kind {
+                    FormatType::String => data
+                        .json()
+                        .and_then(J::as_str)
+                        .is_none_or(|s| format.check_str(s)),
+                    FormatType::Number => data
+                        .json()
+                        .and_then(J::as_f64)
+                        .is_none_or(|x| format.check_f64(x)),
                 };
                 if !ok {
                     self.error(
@@ -43,7 +49,7 @@ impl<'p> Run<'p> {
                 format,
                 limit,
             } => {
-                let Some(Value::String(s)) = data.json() else {
+                let Some(s) = data.json().and_then(J::as_str) else {
                     return;
                 };
                 let fails = format.compare(s, limit).is_some_and(|o| !cmp.passes(o));

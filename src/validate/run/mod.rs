@@ -12,11 +12,11 @@ mod unevaluated;
 mod validation;
 
 use super::evaluated::{EvaluatedItems, EvaluatedProps};
+use super::instance::Instance;
 use super::issue::{escape_pointer, params, Issue};
 use super::program::{DataType, GroupCode, Keyword, NodeId, ObjectSchema, Program, SchemaNode};
 use super::value::{self, Lookup};
 use crate::js::for_in_keys;
-use crate::json::member;
 use evaluated::{FrameVariables, ItemsVariable, PropsVariable};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -45,7 +45,10 @@ pub struct DefaultApplied {
     pub value: Value,
 }
 
-pub fn validate(program: &Program, value: &mut Value) -> Result<Vec<DefaultApplied>, Invalid> {
+pub fn validate<J: Instance>(
+    program: &Program,
+    value: &mut J,
+) -> Result<Vec<DefaultApplied>, Invalid> {
     validate_data(program, Data::Json(value), false).0
 }
 
@@ -61,9 +64,9 @@ pub fn validate_reading(
     }
 }
 
-fn validate_data(
+fn validate_data<J: Instance>(
     program: &Program,
-    data: Data<'_>,
+    data: Data<'_, J>,
     reading: bool,
 ) -> (Result<Vec<DefaultApplied>, Invalid>, Option<Value>) {
     let mut run = Run {
@@ -94,20 +97,36 @@ fn validate_data(
 /// A value being validated: JSON, or a JavaScript value of no JSON type (`undefined`, or the
 /// function JavaScript finds on `Object.prototype` when a schema names `toString`): every type
 /// check and every comparison fails on it, and only untyped keywords run.
-enum Data<'v> {
-    Json(&'v mut Value),
+enum Data<'v, J> {
+    Json(&'v mut J),
     NonJson,
 }
 
-impl Data<'_> {
-    fn json(&self) -> Option<&Value> {
+impl<'v, J: Instance> Data<'v, J> {
+    fn json(&self) -> Option<&J> {
         match self {
             Data::Json(v) => Some(v),
             Data::NonJson => None,
         }
     }
 
-    fn reborrow(&mut self) -> Data<'_> {
+    /// The array's items, to validate in place.
+    fn items_mut(self) -> Option<&'v mut [J]> {
+        match self {
+            Data::Json(v) => v.items_mut(),
+            Data::NonJson => None,
+        }
+    }
+
+    /// The value when it is an object, to validate its members in place.
+    fn object_mut(self) -> Option<&'v mut J> {
+        match self {
+            Data::Json(v) if v.is_object() => Some(v),
+            _ => None,
+        }
+    }
+
+    fn reborrow(&mut self) -> Data<'_, J> {
         match self {
             Data::Json(v) => Data::Json(v),
             Data::NonJson => Data::NonJson,
@@ -137,19 +156,19 @@ struct Run<'p> {
     last_call: (PropsVariable, ItemsVariable),
 }
 
-fn is_type(value: Option<&Value>, t: DataType) -> bool {
+fn is_type<J: Instance>(value: Option<&J>, t: DataType) -> bool {
     let Some(value) = value else { return false };
     // A marked JavaScript value (undefined, NaN, a BigInt, …) is of no JSON type (with
     // strictNumbers, NaN and ±Infinity are not numbers).
-    if value::marker(value).is_some() {
+    if value.marker().is_some() {
         return false;
     }
     match t {
         DataType::Null => value.is_null(),
-        DataType::Boolean => value.is_boolean(),
+        DataType::Boolean => value.as_bool().is_some(),
         DataType::Object => value.is_object(),
-        DataType::Array => value.is_array(),
-        DataType::String => value.is_string(),
+        DataType::Array => value.items().is_some(),
+        DataType::String => value.as_str().is_some(),
         DataType::Number => value.as_f64().is_some_and(f64::is_finite),
         DataType::Integer => value
             .as_f64()
@@ -160,23 +179,43 @@ fn is_type(value: Option<&Value>, t: DataType) -> bool {
 impl<'p> Run<'p> {
     /// Reads a member or item as Ajv's code does (`data.g`, `data[i]`): true when that throws
     /// (a getter that threw while the JS layer marked the value), which ends the run.
-    fn throws(&mut self, value: Option<&Value>) -> bool {
+    fn throws<J: Instance>(&mut self, value: Option<&J>) -> bool {
         if self.threw.is_some() {
             return true;
         }
         match value {
-            Some(value) if self.reading && value::marker(value) == Some(value::THROWS) => {
-                self.threw = Some(value.clone());
+            Some(value) if self.reading && value.marker() == Some(value::THROWS) => {
+                self.threw = Some(value.to_value());
                 true
             }
             _ => false,
         }
     }
 
-    /// `data[name] !== undefined`, reading the member.
-    fn has(&mut self, map: &Map<String, Value>, name: &str) -> bool {
-        let found = member(map, name);
-        !self.throws(found) && !matches!(value::lookup_found(found, name), Lookup::Missing)
+    /// `data[name] !== undefined` on an object, reading the member.
+    fn has<J: Instance>(&mut self, object: &J, name: &str) -> bool {
+        let found = object.get(name);
+        !self.throws(found)
+            && !matches!(
+                value::lookup_marked(found.map(J::marker), name),
+                Lookup::Missing
+            )
+    }
+
+    /// [`Run::equal`] of a value and one from the schema (`const`, `enum`).
+    fn equal_to<J: Instance>(&mut self, data: &J, schema: &Value) -> bool {
+        match data.as_value() {
+            Some(data) if self.reading => self.equal(data, schema),
+            _ => data.equals(schema),
+        }
+    }
+
+    /// [`Run::equal`] of two items (`uniqueItems`).
+    fn equal_items<J: Instance>(&mut self, a: &J, b: &J) -> bool {
+        match (a.as_value(), b.as_value()) {
+            (Some(a), Some(b)) if self.reading => self.equal(a, b),
+            _ => a.same_as(b),
+        }
     }
 
     /// `fast-deep-equal(a, b)` as Ajv calls it (`const`, `enum`, `uniqueItems`), reading members
@@ -232,7 +271,13 @@ impl<'p> Run<'p> {
     /// Validates `data` against node `id`; valid when it added no error. A node that is a
     /// compiled function of its own runs with fresh variables and leaves what it evaluated in
     /// `last_call`.
-    fn node(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, name: Option<&str>) -> bool {
+    fn node<J: Instance>(
+        &mut self,
+        id: NodeId,
+        data: Data<'_, J>,
+        inst: &mut String,
+        name: Option<&str>,
+    ) -> bool {
         let before = self.errors.len();
         let program = self.program;
         match &program.nodes[id] {
@@ -323,10 +368,10 @@ impl<'p> Run<'p> {
         );
     }
 
-    fn object_node(
+    fn object_node<J: Instance>(
         &mut self,
         obj: &ObjectSchema,
-        mut data: Data<'_>,
+        mut data: Data<'_, J>,
         inst: &mut String,
         name: Option<&str>,
     ) {
@@ -338,10 +383,10 @@ impl<'p> Run<'p> {
                 None => self.keywords(group, data.reborrow(), inst, name),
                 Some(t) if is_type(data.json(), t) => {
                     if t == DataType::Object && !obj.defaults.is_empty() {
-                        if let Data::Json(Value::Object(map)) = &mut data {
+                        if let Data::Json(object) = &mut data {
                             for (key, default) in &obj.defaults {
-                                if !self.has(map, key) {
-                                    map.insert(key.clone(), default.clone());
+                                if !self.has(&**object, key) {
+                                    object.insert_default(key, default);
                                     self.defaults.push(DefaultApplied {
                                         pointer: inst.clone(),
                                         key: key.clone(),
@@ -362,10 +407,10 @@ impl<'p> Run<'p> {
         }
     }
 
-    fn keywords(
+    fn keywords<J: Instance>(
         &mut self,
         group: &GroupCode,
-        mut data: Data<'_>,
+        mut data: Data<'_, J>,
         inst: &mut String,
         name: Option<&str>,
     ) {
@@ -375,12 +420,24 @@ impl<'p> Run<'p> {
     }
 
     /// Runs a subschema on the same value; returns whether it passed.
-    fn same(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, name: Option<&str>) -> bool {
+    fn same<J: Instance>(
+        &mut self,
+        id: NodeId,
+        data: Data<'_, J>,
+        inst: &mut String,
+        name: Option<&str>,
+    ) -> bool {
         self.node(id, data, inst, name)
     }
 
     /// Runs a subschema on a child value at `segment`.
-    fn child(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, segment: &str) -> bool {
+    fn child<J: Instance>(
+        &mut self,
+        id: NodeId,
+        data: Data<'_, J>,
+        inst: &mut String,
+        segment: &str,
+    ) -> bool {
         let len = inst.len();
         inst.push('/');
         if segment.contains(['~', '/']) {
@@ -392,14 +449,26 @@ impl<'p> Run<'p> {
     }
 
     /// Runs a subschema on array item `index`.
-    fn item(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, index: usize) -> bool {
+    fn item<J: Instance>(
+        &mut self,
+        id: NodeId,
+        data: Data<'_, J>,
+        inst: &mut String,
+        index: usize,
+    ) -> bool {
         use std::fmt::Write;
         let len = inst.len();
         let _ = write!(inst, "/{index}");
         self.enter_child(id, data, inst, len)
     }
 
-    fn enter_child(&mut self, id: NodeId, data: Data<'_>, inst: &mut String, len: usize) -> bool {
+    fn enter_child<J: Instance>(
+        &mut self,
+        id: NodeId,
+        data: Data<'_, J>,
+        inst: &mut String,
+        len: usize,
+    ) -> bool {
         // A new value: recursion on it is bounded by the data, not by this counter.
         let depth = std::mem::replace(&mut self.depth, 0);
         let valid = self.node(id, data, inst, None);
@@ -409,10 +478,10 @@ impl<'p> Run<'p> {
     }
 
     /// Runs one keyword; each of Ajv's vocabularies has its own file.
-    fn keyword(
+    fn keyword<J: Instance>(
         &mut self,
         keyword: &Keyword,
-        data: Data<'_>,
+        data: Data<'_, J>,
         inst: &mut String,
         name: Option<&str>,
     ) {

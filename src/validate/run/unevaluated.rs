@@ -2,18 +2,19 @@
 
 use super::evaluated::{ItemsVariable, PropsVariable};
 use super::{Data, Run};
-use crate::js::{for_in_keys, number_to_string};
+use crate::js::number_to_string;
 use crate::validate::evaluated::{EvaluatedItems, EvaluatedProps};
+use crate::validate::instance::Instance;
 use crate::validate::issue::params;
 use crate::validate::program::Keyword;
 use serde_json::{Map, Value};
 
 impl<'p> Run<'p> {
     /// What no other keyword evaluated.
-    pub(super) fn unevaluated_keyword(
+    pub(super) fn unevaluated_keyword<J: Instance>(
         &mut self,
         keyword: &Keyword,
-        data: Data<'_>,
+        data: Data<'_, J>,
         inst: &mut String,
         name: Option<&str>,
     ) {
@@ -24,7 +25,7 @@ impl<'p> Run<'p> {
                 is_false,
                 state,
             } => {
-                let Data::Json(Value::Array(items)) = data else {
+                let Some(items) = data.items_mut() else {
                     return;
                 };
                 // Ajv's `const items = it.items || 0`, read at run time when it is a variable.
@@ -79,7 +80,7 @@ impl<'p> Run<'p> {
                 is_false,
                 state,
             } => {
-                let Data::Json(Value::Object(map)) = data else {
+                let Some(object) = data.object_mut() else {
                     return;
                 };
                 let evaluated = match state {
@@ -90,14 +91,15 @@ impl<'p> Run<'p> {
                     }
                     EvaluatedProps::Var(var) => self.frame_props(*var),
                 };
-                let keys: Vec<String> = for_in_keys(map)
+                let keys: Vec<String> = object
+                    .for_in_keys()
                     .into_iter()
                     .filter(|k| match &evaluated {
                         PropsVariable::True => false,
                         PropsVariable::Undefined => true,
                         PropsVariable::Set(set) => !set.contains(*k),
                     })
-                    .cloned()
+                    .map(str::to_owned)
                     .collect();
                 for key in keys {
                     if *is_false {
@@ -109,8 +111,8 @@ impl<'p> Run<'p> {
                             "must NOT have unevaluated properties".into(),
                             name,
                         );
-                    } else if let (Some(node), Some(value)) = (node, map.get_mut(&key)) {
-                        if self.throws(Some(value)) {
+                    } else if let (Some(node), Some(value)) = (node, object.get_mut(&key)) {
+                        if self.throws(Some(&*value)) {
                             return;
                         }
                         self.child(*node, Data::Json(value), inst, &key);

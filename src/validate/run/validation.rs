@@ -3,12 +3,28 @@
 use super::is_type;
 use super::{Data, Run};
 use crate::js::number_to_string;
+use crate::validate::instance::Instance;
 use crate::validate::issue::params;
 use crate::validate::program::Keyword;
 use crate::validate::program::{DataType, Limit};
 use crate::validate::value;
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// The key Ajv's `uniqueItems` gives a scalar item (JSON's text of `true`, `false`, `null`;
+/// a number's `String(n)`; a string itself).
+fn scalar_key<J: Instance>(item: &J) -> String {
+    if let Some(s) = item.as_str() {
+        return s.to_owned();
+    }
+    if let Some(x) = item.as_f64() {
+        return number_to_string(x);
+    }
+    match item.as_bool() {
+        Some(b) => b.to_string(),
+        None => "null".into(),
+    }
+}
 
 fn limit_json(limit: &Limit) -> Value {
     limit.json.clone()
@@ -35,10 +51,10 @@ impl Bound {
 
 impl<'p> Run<'p> {
     /// Limits, `const`, `enum`, `pattern`, `required`, `uniqueItems`, `dependentRequired`.
-    pub(super) fn validation_keyword(
+    pub(super) fn validation_keyword<J: Instance>(
         &mut self,
         keyword: &Keyword,
-        data: Data<'_>,
+        data: Data<'_, J>,
         inst: &str,
         name: Option<&str>,
     ) {
@@ -47,8 +63,8 @@ impl<'p> Run<'p> {
                 // Ajv compares an object or array with fast-deep-equal, anything else with `===`.
                 let equal = match data.json() {
                     None => false,
-                    Some(d) if value.is_object() || value.is_array() => self.equal(d, value),
-                    Some(d) => value::deep_equal(d, value),
+                    Some(d) if value.is_object() || value.is_array() => self.equal_to(d, value),
+                    Some(d) => d.equals(value),
                 };
                 if !equal {
                     self.error(
@@ -65,9 +81,9 @@ impl<'p> Run<'p> {
                 let found = data.json().is_some_and(|d| {
                     values.iter().any(|v| {
                         if v.is_object() || v.is_array() {
-                            self.equal(d, v)
+                            self.equal_to(d, v)
                         } else {
-                            value::deep_equal(d, v)
+                            d.equals(v)
                         }
                     })
                 });
@@ -83,7 +99,7 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::NumberLimit { path, cmp, limit } => {
-                let Some(x) = data.json().and_then(Value::as_f64) else {
+                let Some(x) = data.json().and_then(J::as_f64) else {
                     return;
                 };
                 let ordering = x.partial_cmp(&limit.value);
@@ -102,7 +118,7 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::MultipleOf { path, limit } => {
-                let Some(x) = data.json().and_then(Value::as_f64) else {
+                let Some(x) = data.json().and_then(J::as_f64) else {
                     return;
                 };
                 if !value::is_multiple_of(x, limit.value) {
@@ -117,7 +133,7 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::MaxLength { path, limit } | Keyword::MinLength { path, limit } => {
-                let Some(Value::String(s)) = data.json() else {
+                let Some(s) = data.json().and_then(J::as_str) else {
                     return;
                 };
                 let max = matches!(keyword, Keyword::MaxLength { .. });
@@ -125,7 +141,7 @@ impl<'p> Run<'p> {
                 self.count_within(value::ucs2_length(s), limit, bound, inst, path, name);
             }
             Keyword::Pattern { path, pattern } => {
-                let Some(Value::String(s)) = data.json() else {
+                let Some(s) = data.json().and_then(J::as_str) else {
                     return;
                 };
                 if !pattern.test(s) {
@@ -140,7 +156,7 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::MaxItems { path, limit } | Keyword::MinItems { path, limit } => {
-                let Some(Value::Array(items)) = data.json() else {
+                let Some(items) = data.json().and_then(J::items) else {
                     return;
                 };
                 let max = matches!(keyword, Keyword::MaxItems { .. });
@@ -148,15 +164,15 @@ impl<'p> Run<'p> {
                 self.count_within(items.len(), limit, bound, inst, path, name);
             }
             Keyword::MaxProperties { path, limit } | Keyword::MinProperties { path, limit } => {
-                let Some(Value::Object(map)) = data.json() else {
+                let Some(len) = data.json().and_then(J::members_len) else {
                     return;
                 };
                 let max = matches!(keyword, Keyword::MaxProperties { .. });
                 let bound = Bound::of(max, ("maxProperties", "minProperties"), "properties");
-                self.count_within(map.len(), limit, bound, inst, path, name);
+                self.count_within(len, limit, bound, inst, path, name);
             }
             Keyword::UniqueItems { path, scalar_types } => {
-                let Some(Value::Array(items)) = data.json() else {
+                let Some(items) = data.json().and_then(J::items) else {
                     return;
                 };
                 if let Some((i, j)) = self.duplicate(items, scalar_types.as_deref()) {
@@ -173,10 +189,10 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::Required { path, names } => {
-                let Some(Value::Object(map)) = data.json() else {
+                let Some(object) = data.json().filter(|d| d.is_object()) else {
                     return;
                 };
-                let missing: Vec<&String> = names.iter().filter(|n| !self.has(map, n)).collect();
+                let missing: Vec<&String> = names.iter().filter(|n| !self.has(object, n)).collect();
                 for missing in missing {
                     self.error(
                         inst,
@@ -189,15 +205,15 @@ impl<'p> Run<'p> {
                 }
             }
             Keyword::DependentRequired { path, deps } => {
-                let Some(Value::Object(map)) = data.json() else {
+                let Some(object) = data.json().filter(|d| d.is_object()) else {
                     return;
                 };
                 for (property, names) in deps {
-                    if !self.has(map, property) {
+                    if !self.has(object, property) {
                         continue;
                     }
                     let missing: Vec<&String> =
-                        names.iter().filter(|n| !self.has(map, n)).collect();
+                        names.iter().filter(|n| !self.has(object, n)).collect();
                     for missing in missing {
                         let noun = if names.len() == 1 {
                             "property"
@@ -228,9 +244,9 @@ impl<'p> Run<'p> {
     /// The pair Ajv's `uniqueItems` reports, `(i, j)`. With scalar item types known it walks down
     /// from the end keeping the last index of each value (so `j > i`); otherwise it compares each
     /// item with every earlier one, from the end (so `j < i`).
-    fn duplicate(
+    fn duplicate<J: Instance>(
         &mut self,
-        items: &[Value],
+        items: &[J],
         scalar_types: Option<&[DataType]>,
     ) -> Option<(usize, usize)> {
         match scalar_types {
@@ -245,12 +261,8 @@ impl<'p> Run<'p> {
                     if !types.iter().any(|t| is_type(Some(item), *t)) {
                         continue;
                     }
-                    let mut key = match item {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => number_to_string(value::number(n)),
-                        other => other.to_string(),
-                    };
-                    if types.len() > 1 && item.is_string() {
+                    let mut key = scalar_key(item);
+                    if types.len() > 1 && item.as_str().is_some() {
                         key.push('_');
                     }
                     if let Some(&j) = seen.get(&key) {
@@ -267,7 +279,7 @@ impl<'p> Run<'p> {
                         if self.throws(Some(a)) || self.throws(Some(b)) {
                             return None;
                         }
-                        if self.equal(a, b) {
+                        if self.equal_items(a, b) {
                             return Some((i, j));
                         }
                     }
