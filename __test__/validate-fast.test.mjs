@@ -260,3 +260,40 @@ test('what the native validator reads otherwise is left to it: no prototype, a P
   assert.equal(answersApart(surrogates, '\ud800').fast, undefined);
   assert.deepEqual(surrogates.validate('\ud800'), answersApart(surrogates, '\ud800').native);
 });
+
+test('patterns whose counted classes the fast path writes out answer as Ajv does', async () => {
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  const patterns = [
+    '^[A-Z]{3}-[0-9]{4}$',
+    '^\\+?[0-9 ()-]{6,20}$',
+    '^(?:[a-f]{2}){1,3}$',
+    '^.{2,}?x$',
+    '^\\d{2}\\D{1,2}?\\w{0,2}\\s{1}$',
+    '^[\\]a]{2}[^-]{3,}$',
+    'a{2}[b]{2}',
+    '^[😀é]{2}.{1}$',
+    '^(?<n>[ab]{2})\\k<n>$',
+    '[]{0}x[^]{1,2}',
+  ];
+  const random = mulberry32(7);
+  const alphabet = ['A', 'Z', 'a', 'b', 'f', 'x', '0', '9', '-', '+', ' ', '(', ']', '\n', 'é', '😀', '_'];
+  let judged = 0;
+  for (const pattern of patterns) {
+    const oracle = ajv.compile({ type: 'string', pattern });
+    const validator = compileSchema({ type: 'string', pattern }, 'output');
+    for (let i = 0; i < 400; i++) {
+      let text = '';
+      const length = Math.floor(random() * 12);
+      for (let j = 0; j < length; j++) text += alphabet[Math.floor(random() * alphabet.length)];
+      const { fast, hasFast } = answersApart(validator, text);
+      assert.ok(hasFast, pattern);
+      assert.equal(fast !== undefined, oracle(text), `${pattern}: ${JSON.stringify(text)}`);
+      judged++;
+    }
+    for (const text of ['ABC-1234', '+64 21 555 0199', 'abcdef', 'zzx', '12ab_ ', ']a---', 'aabb', '😀é😀', 'abab', 'xy']) {
+      assert.equal(answersApart(validator, text).fast !== undefined, oracle(text), `${pattern}: ${JSON.stringify(text)}`);
+    }
+  }
+  assert.ok(judged >= 4000);
+});

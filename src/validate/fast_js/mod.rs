@@ -12,6 +12,7 @@
 //! The helpers the code calls (`kind`, `object`, `array`, `equal`, `unique`, `uniqueScalars`,
 //! `ucs2`, `formatter`) are in `lib/validate-fast.js`.
 
+mod regex;
 mod shape;
 
 use super::formats::{Format, FormatType};
@@ -88,7 +89,7 @@ impl Writer<'_> {
 
     fn regex(&mut self, source: &str, flags: &str) -> String {
         let mut expr = String::from("new RegExp(");
-        write_json_str(&mut expr, source);
+        write_json_str(&mut expr, &regex::unroll_counts(source));
         expr.push_str(", ");
         write_json_str(&mut expr, flags);
         expr.push(')');
