@@ -182,6 +182,7 @@ fn write_out(atom: &str, q: &Quantifier) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::unroll_counts;
+    use crate::test_random::Rng;
 
     #[test]
     fn counted_classes_are_written_out() {
@@ -232,5 +233,52 @@ mod tests {
             let written = unroll_counts(source);
             assert_eq!(written, source, "{source}");
         }
+    }
+
+    /// Seeded patterns of counted atoms: the written-out form matches exactly the strings the
+    /// source matches (regress stands in for V8; both forms run on the same engine).
+    #[test]
+    fn written_out_forms_match_what_the_source_matches() {
+        let atoms: [&str; 10] = [
+            "[ab]", "[^a]", r"\d", r"\W", ".", "a", "(?:ab)", "[]", r"[\]b]", "(b)",
+        ];
+        let counts: [&str; 9] = [
+            "{2}", "{1,3}", "{2,}", "{1,2}?", "{3}?", "{0,2}", "?", "*", "",
+        ];
+        let alphabet = ['a', 'b', '1', ']', ' ', '-', '\n'];
+        let mut rng = Rng::new(20261202);
+        let mut changed = 0;
+        for _ in 0..300 {
+            let mut source = String::from("^");
+            for _ in 0..1 + rng.below(4) {
+                let (atom, count) = (
+                    atoms[rng.below(atoms.len())],
+                    counts[rng.below(counts.len())],
+                );
+                source.push_str(atom);
+                source.push_str(count);
+            }
+            source.push('$');
+            let written = unroll_counts(&source);
+            changed += usize::from(written != source);
+            for flags in ["", "u", "i"] {
+                let (Ok(original), Ok(unrolled)) = (
+                    regress::Regex::with_flags(&source, flags),
+                    regress::Regex::with_flags(&written, flags),
+                ) else {
+                    panic!("{source} or {written} does not compile");
+                };
+                for _ in 0..60 {
+                    let len = rng.below(9);
+                    let text = rng.string_of(&alphabet, len);
+                    assert_eq!(
+                        original.find(&text).is_some(),
+                        unrolled.find(&text).is_some(),
+                        "{source} as {written} ({flags}) on {text:?}"
+                    );
+                }
+            }
+        }
+        assert!(changed > 100, "{changed}");
     }
 }
