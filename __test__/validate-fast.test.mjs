@@ -297,3 +297,38 @@ test('patterns whose counted classes the fast path writes out answer as Ajv does
   }
   assert.ok(judged >= 4000);
 });
+
+test("formats on the fast path answer ajv-formats' recorded answers for every format vector", async () => {
+  const { readFileSync } = await import('node:fs');
+  const vectors = JSON.parse(readFileSync(new URL('../src/validate/formats/fixtures/validate.json', import.meta.url), 'utf8'));
+  let judged = 0;
+  for (const [format, cases] of Object.entries(vectors)) {
+    const validator = compileSchema({ type: 'string', format }, 'output');
+    for (const [valid, text] of cases) {
+      if (typeof text !== 'string') continue;
+      const { fast, hasFast } = answersApart(validator, text);
+      assert.ok(hasFast, format);
+      assert.equal(fast !== undefined, valid, `${format}: ${JSON.stringify(text)}`);
+      judged++;
+    }
+  }
+  // Dates written every way a digit can be missing or out of range.
+  const dates = compileSchema({ type: 'string', format: 'date' }, 'output');
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const addFormatsModule = await import('ajv-formats');
+  const addFormats = addFormatsModule.default.default ?? addFormatsModule.default;
+  const ajv = new Ajv2020({ strict: true });
+  addFormats(ajv);
+  const oracle = ajv.compile({ type: 'string', format: 'date' });
+  for (const seed of ['2024-02-29', '1900-02-28', '0000-01-31', '9999-12-31']) {
+    for (let at = 0; at <= seed.length; at++) {
+      for (const piece of ['0', '9', '/', ':', '-', '٣', '', 'x', '\u0000']) {
+        for (const text of [seed.slice(0, at) + piece + seed.slice(at + 1), seed.slice(0, at) + piece + seed.slice(at)]) {
+          assert.equal(answersApart(dates, text).fast !== undefined, oracle(text), JSON.stringify(text));
+          judged++;
+        }
+      }
+    }
+  }
+  assert.ok(judged > 5000, `${judged}`);
+});
