@@ -264,3 +264,49 @@ test('a schema edited in place is compiled again, as TypeScript keys validators 
   schema.type = 'string';
   assert.deepStrictEqual(await runHandler(options), { kind: 'ok', value: 1 });
 });
+
+test('a schema object reused unchanged gets its validator without being written again; any edit is seen', () => {
+  const schema = { type: 'object', required: ['a'], properties: { a: { type: 'string', enum: ['x', 'y'] }, n: { enum: [[1, null], 2] } } };
+  const first = compileSchema(schema, 'output');
+  for (let i = 0; i < 3; i++) assert.equal(compileSchema(schema, 'output'), first);
+  const accepts = (value) => compileSchema(schema, 'output').validate(value).valid;
+  assert.equal(accepts({ a: 'x' }), true);
+  const edits = [
+    [() => { schema.properties.a.enum[1] = 'z'; }, { a: 'y' }, false],
+    [() => { schema.properties.a.enum.push('y'); }, { a: 'y' }, true],
+    [() => { schema.required = ['a', 'n']; }, { a: 'x' }, false],
+    [() => { delete schema.required; }, {}, true],
+    [() => { schema.properties.a = { type: 'number' }; }, { a: 'x' }, false],
+    [() => { schema.properties.a.type = 'string'; }, { a: 'x' }, true],
+    [() => { schema.properties.n.enum[0].pop(); }, { a: 'x', n: [1, null] }, false],
+    [() => { schema.properties.n.enum[0].push(null); }, { a: 'x', n: [1, null] }, true],
+    [() => { schema.maxProperties = 0; }, { a: 'x' }, false],
+    [() => { schema.maxProperties = undefined; }, { a: 'x' }, true],
+    [() => { schema.properties.a.toJSON = () => ({ type: 'number' }); }, { a: 'x' }, false],
+    [() => { delete schema.properties.a.toJSON; }, { a: 'x' }, true],
+    [() => { Object.defineProperty(schema, 'minProperties', { get: () => 2, enumerable: true, configurable: true }); }, { a: 'x' }, false],
+    [() => { delete schema.minProperties; }, { a: 'x' }, true],
+  ];
+  for (const [edit, value, valid] of edits) {
+    edit();
+    // Each edit twice over: the call that takes the new text, and the ones that reuse it.
+    for (let i = 0; i < 3; i++) assert.equal(accepts(value), valid, `${edit} (${i})`);
+  }
+  // An equal schema made again has the same text, and so the same validator.
+  assert.equal(compileSchema(JSON.parse(JSON.stringify(schema)), 'output'), compileSchema(schema, 'output'));
+});
+
+test('a schema reused unchanged is read as JSON.stringify reads it: each getter once a call', () => {
+  let reads = 0;
+  const schema = {
+    type: 'object',
+    get properties() {
+      reads++;
+      return { a: { type: 'string' } };
+    },
+  };
+  for (let i = 1; i <= 4; i++) {
+    assert.equal(compileSchema(schema, 'input').validate({ a: 1 }).valid, false);
+    assert.equal(reads, i);
+  }
+});

@@ -260,3 +260,75 @@ test('what the native validator reads otherwise is left to it: no prototype, a P
   assert.equal(answersApart(surrogates, '\ud800').fast, undefined);
   assert.deepEqual(surrogates.validate('\ud800'), answersApart(surrogates, '\ud800').native);
 });
+
+test('patterns whose counted classes the fast path writes out answer as Ajv does', async () => {
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  const patterns = [
+    '^[A-Z]{3}-[0-9]{4}$',
+    '^\\+?[0-9 ()-]{6,20}$',
+    '^(?:[a-f]{2}){1,3}$',
+    '^.{2,}?x$',
+    '^\\d{2}\\D{1,2}?\\w{0,2}\\s{1}$',
+    '^[\\]a]{2}[^-]{3,}$',
+    'a{2}[b]{2}',
+    '^[😀é]{2}.{1}$',
+    '^(?<n>[ab]{2})\\k<n>$',
+    '[]{0}x[^]{1,2}',
+  ];
+  const random = mulberry32(7);
+  const alphabet = ['A', 'Z', 'a', 'b', 'f', 'x', '0', '9', '-', '+', ' ', '(', ']', '\n', 'é', '😀', '_'];
+  let judged = 0;
+  for (const pattern of patterns) {
+    const oracle = ajv.compile({ type: 'string', pattern });
+    const validator = compileSchema({ type: 'string', pattern }, 'output');
+    for (let i = 0; i < 400; i++) {
+      let text = '';
+      const length = Math.floor(random() * 12);
+      for (let j = 0; j < length; j++) text += alphabet[Math.floor(random() * alphabet.length)];
+      const { fast, hasFast } = answersApart(validator, text);
+      assert.ok(hasFast, pattern);
+      assert.equal(fast !== undefined, oracle(text), `${pattern}: ${JSON.stringify(text)}`);
+      judged++;
+    }
+    for (const text of ['ABC-1234', '+64 21 555 0199', 'abcdef', 'zzx', '12ab_ ', ']a---', 'aabb', '😀é😀', 'abab', 'xy']) {
+      assert.equal(answersApart(validator, text).fast !== undefined, oracle(text), `${pattern}: ${JSON.stringify(text)}`);
+    }
+  }
+  assert.ok(judged >= 4000);
+});
+
+test("formats on the fast path answer ajv-formats' recorded answers for every format vector", async () => {
+  const { readFileSync } = await import('node:fs');
+  const vectors = JSON.parse(readFileSync(new URL('../src/validate/formats/fixtures/validate.json', import.meta.url), 'utf8'));
+  let judged = 0;
+  for (const [format, cases] of Object.entries(vectors)) {
+    const validator = compileSchema({ type: 'string', format }, 'output');
+    for (const [valid, text] of cases) {
+      if (typeof text !== 'string') continue;
+      const { fast, hasFast } = answersApart(validator, text);
+      assert.ok(hasFast, format);
+      assert.equal(fast !== undefined, valid, `${format}: ${JSON.stringify(text)}`);
+      judged++;
+    }
+  }
+  // Dates written every way a digit can be missing or out of range.
+  const dates = compileSchema({ type: 'string', format: 'date' }, 'output');
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const addFormatsModule = await import('ajv-formats');
+  const addFormats = addFormatsModule.default.default ?? addFormatsModule.default;
+  const ajv = new Ajv2020({ strict: true });
+  addFormats(ajv);
+  const oracle = ajv.compile({ type: 'string', format: 'date' });
+  for (const seed of ['2024-02-29', '1900-02-28', '0000-01-31', '9999-12-31']) {
+    for (let at = 0; at <= seed.length; at++) {
+      for (const piece of ['0', '9', '/', ':', '-', '٣', '', 'x', '\u0000']) {
+        for (const text of [seed.slice(0, at) + piece + seed.slice(at + 1), seed.slice(0, at) + piece + seed.slice(at)]) {
+          assert.equal(answersApart(dates, text).fast !== undefined, oracle(text), JSON.stringify(text));
+          judged++;
+        }
+      }
+    }
+  }
+  assert.ok(judged > 5000, `${judged}`);
+});

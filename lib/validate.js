@@ -11,6 +11,71 @@ import { fastAnswer, fastValidator } from './validate-fast.js';
 const byText = new Map();
 const MAX_CACHED = native.validatorCacheSize();
 
+/**
+ * By side, for each schema object compiled more than once: its key in `byText`, the validator
+ * and the shape of its text. A schema whose reading matches that shape would give the same
+ * text, so it needs no JSON.stringify (see `unchangedSince`).
+ */
+const bySchema = { input: new WeakMap(), output: new WeakMap() };
+
+/** An object's shape: its keys in order and each member's shape. */
+class ObjectShape {
+  constructor(keys, members) {
+    this.keys = keys;
+    this.members = members;
+  }
+}
+
+/** An array's shape: each item's shape. */
+class ArrayShape {
+  constructor(items) {
+    this.items = items;
+  }
+}
+
+/** The shape of a value JSON.parse made (a JSON scalar is its own shape). */
+function shapeOf(value) {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return new ArrayShape(value.map(shapeOf));
+  const keys = Object.keys(value);
+  return new ObjectShape(keys, keys.map((key) => shapeOf(value[key])));
+}
+
+/**
+ * Whether JSON.stringify would write `value` as the text `shape` was taken from. It reads what
+ * JSON.stringify reads, in its order (each object's `toJSON`, an array's length and items, an
+ * object's own enumerable keys and then its members), so a getter or Proxy sees the same reads
+ * when the schema is unchanged; it stops at the first difference (JSON.stringify then reads
+ * the schema again) and answers false where a read throws or it runs out of stack.
+ */
+function unchangedSince(value, shape) {
+  try {
+    return sameAs(value, shape);
+  } catch {
+    return false;
+  }
+}
+
+function sameAs(value, shape) {
+  if (typeof shape !== 'object' || shape === null) return value === shape;
+  if (typeof value !== 'object' || value === null || typeof value.toJSON === 'function') return false;
+  if (shape instanceof ArrayShape) {
+    if (!Array.isArray(value)) return false;
+    const items = shape.items;
+    if (value.length !== items.length) return false;
+    for (let i = 0; i < items.length; i++) if (!sameAs(value[i], items[i])) return false;
+    return true;
+  }
+  if (Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const expected = shape.keys;
+  if (keys.length !== expected.length) return false;
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== expected[i]) return false;
+  const members = shape.members;
+  for (let i = 0; i < keys.length; i++) if (!sameAs(value[keys[i]], members[i])) return false;
+  return true;
+}
+
 /** The key of a marker (see src/validate/value.rs): a JavaScript value JSON has no form for. */
 const MARKER = '\u0000js';
 
@@ -331,10 +396,24 @@ export function compileSchema(schema, side) {
   if (['undefined', 'function', 'symbol', 'bigint'].includes(typeof schema)) {
     throw nativeError('schema-compile-failed', 'schema must be object or boolean');
   }
+  const reused = typeof schema === 'object' && schema !== null ? bySchema[side] : undefined;
+  const last = reused?.get(schema);
+  if (last !== undefined && last.shape !== undefined && byText.get(last.key) === last.validator && unchangedSince(schema, last.shape)) {
+    return last.validator;
+  }
   const text = jsonText(schema, 'The schema');
   const key = `${side}:${text}`;
-  const cached = byText.get(key);
-  if (cached !== undefined) return cached;
+  const validator = byText.get(key) ?? compileText(text, side, key);
+  if (reused !== undefined) {
+    // The shape is taken from the second call on with the same text: a schema made afresh for
+    // each call never pays for it.
+    const shape = last?.key === key ? (last.shape ?? shapeOf(JSON.parse(text))) : undefined;
+    reused.set(schema, { key, validator, shape });
+  }
+  return validator;
+}
+
+function compileText(text, side, key) {
   let compiled;
   try {
     compiled = native.compileSchemaJson(text, side);

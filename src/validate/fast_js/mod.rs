@@ -12,6 +12,7 @@
 //! The helpers the code calls (`kind`, `object`, `array`, `equal`, `unique`, `uniqueScalars`,
 //! `ucs2`, `formatter`) are in `lib/validate-fast.js`.
 
+mod regex;
 mod shape;
 
 use super::formats::{Format, FormatType};
@@ -35,7 +36,7 @@ const INTEGER: u8 = 64;
 /// The body of `new Function('H', body)`, which returns the validating function; `None` when
 /// the schema uses a keyword the fast path does not write (the caller keeps the full validator).
 pub fn write(program: &Program) -> Option<String> {
-    if program.reads_evaluated || !Shape::of(program).fits() {
+    if program.reads_evaluated || !Shape::of(program).fits() || !every_keyword_written(program) {
         return None;
     }
     let mut writer = Writer {
@@ -44,9 +45,16 @@ pub fn write(program: &Program) -> Option<String> {
         constants: String::new(),
         next_constant: 0,
         shared: HashMap::new(),
+        called: vec![program.root],
     };
-    for id in 0..program.nodes.len() {
-        writer.node(id)?;
+    // Only the nodes something calls get a function: a leaf written in place at every use
+    // needs none.
+    let mut written = vec![false; program.nodes.len()];
+    while let Some(id) = writer.called.pop() {
+        if written.get(id).is_some_and(|done| !done) {
+            written[id] = true;
+            writer.node(id)?;
+        }
     }
     let mut body = String::from(
         "\"use strict\";\nconst { kind, object, array, equal, unique, uniqueScalars, ucs2, formatter, wellFormed } = H;\n",
@@ -65,9 +73,17 @@ struct Writer<'p> {
     next_constant: usize,
     /// The constant made for each shared expression, so each is made once.
     shared: HashMap<String, String>,
+    /// Nodes called from what is written, whose functions are still to be written.
+    called: Vec<NodeId>,
 }
 
 impl Writer<'_> {
+    /// The call of node `id`'s function on `var`.
+    fn call(&mut self, id: NodeId, var: &str) -> String {
+        self.called.push(id);
+        format!("n{id}({var})")
+    }
+
     /// A constant made once (`const cN = expr;`), by name.
     fn constant(&mut self, expr: &str) -> String {
         let name = format!("c{}", self.next_constant);
@@ -88,7 +104,7 @@ impl Writer<'_> {
 
     fn regex(&mut self, source: &str, flags: &str) -> String {
         let mut expr = String::from("new RegExp(");
-        write_json_str(&mut expr, source);
+        write_json_str(&mut expr, &regex::unroll_counts(source));
         expr.push_str(", ");
         write_json_str(&mut expr, flags);
         expr.push(')');
@@ -171,18 +187,36 @@ impl Writer<'_> {
                             }
                         }
                         (Some(kind), None) => {
-                            let _ = writeln!(self.out, "  if (k === {kind}) {{");
+                            // A kind the type test has already refused cannot reach its group.
+                            let refused =
+                                obj.type_first && !obj.types.iter().any(|t| type_bit(*t) == kind);
+                            if refused && !group.type_error {
+                                continue;
+                            }
+                            let before = std::mem::take(&mut self.out);
                             if kind == OBJECT {
                                 self.defaults(&obj.defaults);
                             }
                             for keyword in &group.keywords {
-                                self.keyword(keyword, Some(kind))?;
+                                if self.keyword(keyword, Some(kind)).is_none() {
+                                    self.out = before;
+                                    return None;
+                                }
                             }
-                            self.out.push_str("  }");
-                            if group.type_error {
-                                self.out.push_str(" else return false;");
+                            let block = std::mem::replace(&mut self.out, before);
+                            match (block.is_empty(), group.type_error) {
+                                (true, false) => {}
+                                (true, true) => {
+                                    let _ = writeln!(self.out, "  if (k !== {kind}) return false;");
+                                }
+                                (false, type_error) => {
+                                    let _ = write!(self.out, "  if (k === {kind}) {{\n{block}  }}");
+                                    if type_error {
+                                        self.out.push_str(" else return false;");
+                                    }
+                                    self.out.push('\n');
+                                }
                             }
-                            self.out.push('\n');
                         }
                     }
                 }
@@ -211,7 +245,7 @@ impl Writer<'_> {
     fn keyword(&mut self, keyword: &Keyword, group: Option<u8>) -> Option<()> {
         let out = match keyword {
             Keyword::Eval(_) => String::new(),
-            Keyword::Ref { target, .. } => format!("if (!n{target}(v)) return false;"),
+            Keyword::Ref { target, .. } => format!("if (!{}) return false;", self.call(*target, "v")),
                         Keyword::Const { .. }
             | Keyword::Enum { .. }
             | Keyword::NumberLimit { .. }
@@ -221,23 +255,25 @@ impl Writer<'_> {
                 let test = self.pass_test(keyword, "v", None)?;
                 format!("if (!({test})) return false;")
             }
-            Keyword::Not { node, .. } => format!("if (n{node}(v)) return false;"),
+            Keyword::Not { node, .. } => format!("if ({}) return false;", self.call(*node, "v")),
             Keyword::AnyOf { nodes, .. } => {
                 // Every branch runs, as in Ajv's code: `|` rather than `||`.
-                let calls: Vec<String> = nodes.iter().map(|n| format!("n{n}(v)")).collect();
+                let calls: Vec<String> = nodes.iter().map(|n| self.call(*n, "v")).collect();
                 format!("if (!({})) return false;", calls.join(" | "))
             }
             Keyword::OneOf { nodes, .. } => {
                 // Once two pass, the rest are not run (Ajv's code nests them in an `else`).
                 let mut text = String::from("{ let passed = 0;");
                 for node in nodes {
-                    let _ = write!(text, " if (n{node}(v) && ++passed === 2) return false;");
+                    let call = self.call(*node, "v");
+                    let _ = write!(text, " if ({call} && ++passed === 2) return false;");
                 }
                 text.push_str(" if (passed !== 1) return false; }");
                 text
             }
             Keyword::AllOf { nodes, .. } => {
-                let calls: Vec<String> = nodes.iter().map(|n| format!("!n{n}(v)")).collect();
+                let calls: Vec<String> =
+                    nodes.iter().map(|n| format!("!{}", self.call(*n, "v"))).collect();
                 if calls.is_empty() {
                     String::new()
                 } else {
@@ -250,14 +286,14 @@ impl Writer<'_> {
                 otherwise,
                 ..
             } => {
-                let clause = |c: &Option<(NodeId, _)>| match c {
-                    Some((node, _)) => format!("n{node}(v)"),
+                let mut clause = |c: &Option<(NodeId, _)>| match c {
+                    Some((node, _)) => self.call(*node, "v"),
                     None => "true".into(),
                 };
+                let (then, otherwise) = (clause(then), clause(otherwise));
                 format!(
-                    "if (!(n{cond}(v) ? {} : {})) return false;",
-                    clause(then),
-                    clause(otherwise)
+                    "if (!({} ? {then} : {otherwise})) return false;",
+                    self.call(*cond, "v")
                 )
             }
             Keyword::MultipleOf { limit, .. } => {
@@ -338,9 +374,10 @@ impl Writer<'_> {
                             None => format!("count >= {}", number(*min)),
                             Some(max) => format!("count > {max}"),
                         };
+                        let call = self.call(*node, "v[i]");
                         let _ = write!(
                             text,
-                            " for (let i = 0; i < v.length; i++) if (n{node}(v[i]) && (++count, {stop})) break;"
+                            " for (let i = 0; i < v.length; i++) if ({call} && (++count, {stop})) break;"
                         );
                     }
                 }
@@ -447,9 +484,10 @@ impl Writer<'_> {
             Keyword::DependentSchemas { deps } => {
                 let mut text = String::new();
                 for (property, node, _) in deps {
+                    let call = self.call(*node, "v");
                     let _ = write!(
                         text,
-                        "if (v[{}] !== undefined && !n{node}(v)) return false; ",
+                        "if (v[{}] !== undefined && !{call}) return false; ",
                         js_str(property)
                     );
                 }
@@ -465,8 +503,10 @@ impl Writer<'_> {
     /// The call that checks `var` against node `id`: the node's test written in place where it
     /// is one expression (a scalar type and its simple keywords), as Ajv's code inlines it.
     fn check(&mut self, id: NodeId, var: &str) -> String {
-        self.leaf_test(id, var)
-            .unwrap_or_else(|| format!("n{id}({var})"))
+        match self.leaf_test(id, var) {
+            Some(test) => test,
+            None => self.call(id, var),
+        }
     }
 
     fn leaf_test(&mut self, id: NodeId, var: &str) -> Option<String> {
@@ -563,6 +603,24 @@ impl Writer<'_> {
             }
         }
     }
+}
+
+/// Whether every keyword of the program has a form here, called or not (a schema that has one
+/// without is the full validator's, wherever the keyword is).
+fn every_keyword_written(program: &Program) -> bool {
+    program.nodes.iter().all(|node| match node {
+        SchemaNode::Object(obj) => obj.groups.iter().flat_map(|g| &g.keywords).all(|k| {
+            !matches!(
+                k,
+                Keyword::FormatLimit { .. }
+                    | Keyword::UnevaluatedItems { .. }
+                    | Keyword::UnevaluatedProperties { .. }
+                    | Keyword::DynamicAnchor { .. }
+                    | Keyword::DynamicRef { .. }
+            )
+        }),
+        _ => true,
+    })
 }
 
 /// The kind a keyword group runs on (`None`: any value).

@@ -20,9 +20,9 @@ fn common_keywords_are_written() {
         Side::Input,
     )
     .expect("a fast path");
-    // uuid is one regular expression, run by V8 as ajv-formats runs it; date-time is a
-    // function, run by `formatter`.
-    assert!(written.contains(r#"new RegExp("^(?:urn:uuid:)?[0-9a-f]{8}-"#));
+    // uuid is one regular expression, ajv-formats' with its counted classes written out;
+    // date-time is a function, run by `formatter`.
+    assert!(written.contains(r#"new RegExp("^(?:urn:uuid:)?[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-"#));
     assert!(written.contains(r#"formatter("date-time")"#));
     assert!(written.contains(r#"if (v["n"] === undefined) v["n"] = (3);"#));
     assert!(written.contains(r#"uniqueScalars(v, 8)"#) || written.contains("unique(v)"));
@@ -90,4 +90,39 @@ fn patterns_naming_surrogates_leave_lone_ones_to_the_validator() {
     )
     .expect("a fast path");
     assert!(written.contains("wellFormed(v) &&"), "{written}");
+}
+
+#[test]
+fn only_called_nodes_get_a_function() {
+    let written = body(
+        json!({"type": "object", "properties": {
+            "id": {"type": "string", "minLength": 1},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "kid": {"$ref": "#"}}}),
+        Side::Output,
+    )
+    .expect("a fast path");
+    // The root, `tags` and `kid`; `id` and `tags`' items are written in place.
+    assert_eq!(written.matches("function n").count(), 3, "{written}");
+    assert!(written.contains("return n0;"), "{written}");
+}
+
+#[test]
+fn type_groups_with_nothing_to_check_are_not_written() {
+    for schema in [
+        json!({"type": ["object", "null"], "properties": {"a": true}}),
+        json!({"type": ["array", "null"], "items": true}),
+        json!({"type": ["string", "null"], "format": "password"}),
+        json!({"type": ["string", "null"], "format": "int32"}),
+    ] {
+        let written = body(schema.clone(), Side::Output).expect("a fast path");
+        assert!(!written.contains("if (k ==="), "{schema}: {written}");
+    }
+    // A group with something to check is still written.
+    let written = body(
+        json!({"type": ["object", "null"], "required": ["a"], "properties": {"a": true}}),
+        Side::Output,
+    )
+    .expect("a fast path");
+    assert!(written.contains("if (k === 32) {"), "{written}");
 }
