@@ -123,7 +123,9 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct Call {
     pub target: Target,
-    /// The request message as parsed (`input`, `ctx`, `config`, `trace` are read from it).
+    /// The request message as parsed, its input's defaults filled (`input`, `ctx`, `config`,
+    /// `trace` are read from it); `null` for a runner that does not read it
+    /// ([`Runner::reads_message`]).
     pub message: Value,
     /// The request body as received: what a JavaScript runner parses, so it sees exactly what
     /// `JSON.parse` makes of the caller's bytes, without a re-serialization in between.

@@ -417,17 +417,20 @@ impl PackService {
                 }
             }
         };
-        // Checked: the next large body may be parsed (a JS runner drops this one at once).
+        // A runner that reads the parsed message gets it as `serde_json` values; the JavaScript
+        // runner parses the body itself.
+        let message = if self.runner.reads_message() {
+            received.message.to_value()
+        } else {
+            Value::Null
+        };
+        // Checked: the tree goes now, not when the call ends, and the next large body may be
+        // parsed.
+        drop(received.message);
         drop(received.turn);
         let call = Call {
             target,
-            // A runner that reads the parsed message gets it as `serde_json` values; the
-            // JavaScript runner parses the body itself.
-            message: if self.runner.reads_message() {
-                received.message.to_value()
-            } else {
-                Value::Null
-            },
+            message,
             body: received.body.to_owned(),
             id: id.to_owned(),
             bindings: call_bindings,
