@@ -2,6 +2,7 @@
 // discovery, from lib/indexer/) and the index writer. JSON.stringify hands a value to Rust,
 // which sorts, indents, hashes and writes.
 import { resolve } from 'node:path';
+import { types } from 'node:util';
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
 
@@ -52,8 +53,10 @@ export async function writeIndex(index, outputPath, options = {}) {
   }
   const artifactVersion = optionalString(options, 'artifactVersion');
   const publishedAt = optionalString(options, 'publishedAt');
-  const text = Buffer.from(jsonText(index, 'The index'));
-  const written = await native.writeIndexText(text, outputPath, artifactVersion, publishedAt);
+  const pieces = inPieces(index);
+  const written = pieces
+    ? await pieces.writer.finish(pieces.rest, outputPath, artifactVersion, publishedAt)
+    : await native.writeIndexText(Buffer.from(jsonText(index, 'The index')), outputPath, artifactVersion, publishedAt);
   if (written.errorCode !== undefined) {
     const extra = written.errorCode === 'output-write-failed' ? { filePath: outputPath } : {};
     throw nativeError(written.errorCode, written.errorMessage, extra);
@@ -65,6 +68,68 @@ export async function writeIndex(index, outputPath, options = {}) {
     indexHash: written.indexHash,
     bytes: written.bytes,
   };
+}
+
+// The lists the index keeps sorted by `id` (the native writer's own list).
+const SORTED_LISTS = new Set(['tools', 'guardrails', 'agents', 'flows']);
+// A piece's size: the first is a few items, to start the native thread early; the others hold
+// about this many characters of JSON. Small pieces are cheap to hand over: V8 flattens a
+// string before napi copies it, and a flat string this small is made in V8's young generation
+// (past 128 KB it goes to the large-object space, at several times the cost); and the native
+// thread's tape of one stays in the CPU's cache.
+const FIRST_PIECE_ITEMS = 8;
+const PIECE_CHARS = 1 << 14;
+
+/**
+ * Hands the index to Rust in pieces, each read on a native thread while JSON.stringify makes
+ * the next: the items of each sorted list a run at a time, then the other members as one
+ * object. Returns the native writer and the last piece, or `undefined` when the pieces might
+ * not stringify as the whole index would (a Proxy, or a `toJSON` on the index, a list or an
+ * item: `toJSON` is told its key, which a piece changes) or when making them threw; the caller
+ * then stringifies the whole index, which throws what JSON.stringify throws for it.
+ */
+function inPieces(index) {
+  if (types.isProxy(index) || typeof index.toJSON === 'function') return undefined;
+  let writer;
+  try {
+    // A null prototype keeps a `__proto__` member a member, as it is in the whole text.
+    const rest = Object.create(null);
+    const lists = [];
+    for (const key of Object.keys(index)) {
+      const value = index[key];
+      if (SORTED_LISTS.has(key) && plainList(value)) lists.push([key, value]);
+      else rest[key] = value;
+    }
+    writer = new native.IndexPiecesWriter();
+    let size = FIRST_PIECE_ITEMS;
+    for (const [key, list] of lists) {
+      if (list.length === 0) writer.items(key, '[]');
+      for (let at = 0; at < list.length; ) {
+        const piece = JSON.stringify(list.slice(at, at + size));
+        writer.items(key, piece);
+        at += size;
+        // As many items as fit the size, judged by the last piece; at most twice as many.
+        size = Math.max(1, Math.min(size * 2, Math.round((size * PIECE_CHARS) / piece.length)));
+      }
+    }
+    return { writer, rest: JSON.stringify(rest) };
+  } catch {
+    writer?.abandon();
+    return undefined;
+  }
+}
+
+/** An Array whose items JSON.stringify writes the same in any array. */
+function plainList(list) {
+  if (!Array.isArray(list) || types.isProxy(list) || Object.getPrototypeOf(list) !== Array.prototype) return false;
+  if (typeof list.toJSON === 'function') return false;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const object = (typeof item === 'object' && item !== null) || typeof item === 'function';
+    if (object && types.isProxy(item)) return false;
+    if ((object || typeof item === 'bigint') && typeof item.toJSON === 'function') return false;
+  }
+  return true;
 }
 
 export function indexHash(bytesOrPath) {

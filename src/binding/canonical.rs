@@ -1,14 +1,18 @@
 //! The index writer: canonical JSON text, `writeIndex`, `indexHash`.
 
 use super::errors::{from_napi, JsError, NativeError, NativeErrorCode};
-use crate::canonical::{canonical_json, write_index, FsFailure, IndexWriteRequest};
+use crate::canonical::{
+    canonical_json, write_index, FsFailure, IndexPieces, IndexWriteRequest, IndexWritten,
+};
 use crate::ids::index_hash;
-use crate::json::utf16_units;
-use napi::bindgen_prelude::{Buffer, Env, Uint8Array};
+use crate::json::{string_from_units, utf16_units};
+use napi::bindgen_prelude::{Buffer, Env, Uint8Array, Utf16String};
 use napi::JsString;
 use napi_derive::napi;
 use std::path::Path;
+use std::sync::{mpsc, Mutex};
 use std::time::SystemTime;
+use tokio::sync::oneshot;
 
 /// The canonical text of JSON text, as UTF-8 bytes (the JS layer hands over
 /// `Buffer.from(JSON.stringify(value))`: node encodes faster than napi's string copy).
@@ -78,7 +82,11 @@ pub async fn write_index_text(
     let written = tokio::task::spawn_blocking(job)
         .await
         .map_err(|e| napi::Error::from_reason(format!("The index writer stopped: {e}")))?;
-    Ok(match written {
+    Ok(outcome(written))
+}
+
+fn outcome(written: Result<IndexWritten, NativeError>) -> WriteIndexOutcome {
+    match written {
         Ok(w) => WriteIndexOutcome {
             artifact_version: Some(w.artifact_version),
             published_at: Some(w.published_at),
@@ -95,6 +103,148 @@ pub async fn write_index_text(
             error_code: Some(error.code.as_str().to_owned()),
             error_message: Some(error.message),
         },
+    }
+}
+
+/// A `writeIndex` call whose index comes in pieces (`IndexPieces`): a thread of its own reads
+/// each piece while the JS thread makes the next. The pieces cross as UTF-16, which V8 copies
+/// as it is.
+#[napi]
+pub struct IndexPiecesWriter {
+    /// Gone once the call is finished or abandoned, which ends the thread.
+    pieces: Mutex<Option<mpsc::Sender<Piece>>>,
+}
+
+enum Piece {
+    Items {
+        list: String,
+        text: Utf16String,
+    },
+    Finish {
+        rest: Utf16String,
+        output_path: String,
+        artifact_version: Option<String>,
+        published_at: Option<String>,
+        written: oneshot::Sender<Result<IndexWritten, NativeError>>,
+    },
+}
+
+#[napi]
+impl IndexPiecesWriter {
+    #[napi(constructor)]
+    pub fn new() -> napi::Result<Self> {
+        let (pieces, received) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("kindgi-index-pieces".into())
+            .spawn(move || read_pieces(received))
+            .map_err(|e| napi::Error::from_reason(format!("Cannot start the index writer: {e}")))?;
+        Ok(IndexPiecesWriter {
+            pieces: Mutex::new(Some(pieces)),
+        })
+    }
+
+    /// The next items of the sorted list `list`, as the JSON text of an array.
+    #[napi]
+    pub fn items(&self, list: String, text: Utf16String) {
+        // A send fails only when the thread has gone, which `finish` reports.
+        let _ = self.send(Piece::Items { list, text });
+    }
+
+    /// The other top-level members, as the JSON text of an object; writes the index.
+    #[napi]
+    pub async fn finish(
+        &self,
+        rest: Utf16String,
+        output_path: String,
+        artifact_version: Option<String>,
+        published_at: Option<String>,
+    ) -> napi::Result<WriteIndexOutcome> {
+        let (written, outcome_of) = oneshot::channel();
+        let sent = self.send(Piece::Finish {
+            rest,
+            output_path,
+            artifact_version,
+            published_at,
+            written,
+        });
+        self.abandon();
+        let stopped = || napi::Error::from_reason("The index writer stopped");
+        if !sent {
+            return Err(stopped());
+        }
+        Ok(outcome(outcome_of.await.map_err(|_| stopped())?))
+    }
+
+    /// Ends the call without writing (the JS side could not make a piece).
+    #[napi]
+    pub fn abandon(&self) {
+        if let Ok(mut pieces) = self.pieces.lock() {
+            pieces.take();
+        }
+    }
+}
+
+impl IndexPiecesWriter {
+    fn send(&self, piece: Piece) -> bool {
+        let Ok(pieces) = self.pieces.lock() else {
+            return false;
+        };
+        pieces
+            .as_ref()
+            .is_some_and(|pieces| pieces.send(piece).is_ok())
+    }
+}
+
+/// The thread of an [`IndexPiecesWriter`]: reads pieces until the last, then writes the index.
+/// After a piece fails the rest are only received, and the failure is the outcome.
+fn read_pieces(received: mpsc::Receiver<Piece>) {
+    let mut index = IndexPieces::new();
+    let mut failed = None;
+    for piece in received {
+        match piece {
+            Piece::Items { list, text } => {
+                if failed.is_none() {
+                    failed = decode(&text)
+                        .and_then(|text| index.add_items(&list, &text).map_err(NativeError::from))
+                        .err();
+                }
+            }
+            Piece::Finish {
+                rest,
+                output_path,
+                artifact_version,
+                published_at,
+                written,
+            } => {
+                let result = match failed {
+                    Some(error) => Err(error),
+                    None => decode(&rest).and_then(|rest| {
+                        index
+                            .write(IndexWriteRequest {
+                                text: &rest,
+                                output_path: Path::new(&output_path),
+                                artifact_version,
+                                published_at,
+                                now: SystemTime::now(),
+                                pid: std::process::id(),
+                            })
+                            .map_err(NativeError::from)
+                    }),
+                };
+                // The caller may be gone; nothing is left to tell.
+                let _ = written.send(result);
+                return;
+            }
+        }
+    }
+}
+
+fn decode(units: &[u16]) -> Result<String, NativeError> {
+    string_from_units(units).ok_or_else(|| {
+        NativeError::new(
+            NativeErrorCode::InvalidJsonValue,
+            "The JSON text holds a lone surrogate",
+        )
     })
 }
 
