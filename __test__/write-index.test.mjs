@@ -323,6 +323,7 @@ describe('writeIndex: an index handed to the native writer in pieces', () => {
       'a Proxy list': { tools: new Proxy([{ id: 'b' }, { id: 'a' }], {}) },
       'a Proxy item': { tools: [{ id: 'b' }, new Proxy({ id: 'a' }, {})] },
       'a Proxy index': new Proxy({ tools: [{ id: 'b' }, { id: 'a' }] }, {}),
+      'an index with a Date': { tools: [{ id: 'b' }, { id: 'a', at: new Date(0) }] },
       'an Array subclass': { tools: Tools.from([{ id: 'b' }, { id: 'a' }]) },
       'holes, undefined and functions': { tools: [{ id: 'b' }, , undefined, () => 1, { id: 'a' }] },
       'a list that is not an array': { tools: { b: { id: 'b' } }, flows: 'none' },
@@ -335,6 +336,16 @@ describe('writeIndex: an index handed to the native writer in pieces', () => {
         await writeIndex(index, outputPath, PINNED);
         assert.equal(await readFile(outputPath, 'utf8'), asStringified(index), label);
       }
+    });
+  });
+
+  test('a boxed primitive is written as JSON.stringify writes it: not an object', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const index of [new String('ab'), Object.assign(new Number(1), { tools: [{ id: 'a' }] })]) {
+        await assertRejectsWithCode(writeIndex(index, outputPath, PINNED), 'invalid-argument', typeof index.valueOf());
+      }
+      assert.deepEqual(await readdir(dir), []);
     });
   });
 

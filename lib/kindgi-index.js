@@ -84,12 +84,14 @@ const PIECE_CHARS = 1 << 14;
  * Hands the index to Rust in pieces, each read on a native thread while JSON.stringify makes
  * the next: the items of each sorted list a run at a time, then the other members as one
  * object. Returns the native writer and the last piece, or `undefined` when the pieces might
- * not stringify as the whole index would (a Proxy, or a `toJSON` on the index, a list or an
- * item: `toJSON` is told its key, which a piece changes) or when making them threw; the caller
- * then stringifies the whole index, which throws what JSON.stringify throws for it.
+ * not stringify as the whole index would (a Proxy; a boxed primitive, which JSON.stringify
+ * writes as what it holds; a `toJSON` on the index, a list or an item, which is told its key,
+ * and a piece changes the key) or when making them threw; the caller then stringifies the
+ * whole index, which throws what JSON.stringify throws for it.
  */
 function inPieces(index) {
-  if (types.isProxy(index) || typeof index.toJSON === 'function') return undefined;
+  if (types.isProxy(index) || types.isBoxedPrimitive(index) || JSON.isRawJSON?.(index)) return undefined;
+  if (typeof index.toJSON === 'function') return undefined;
   let writer;
   try {
     // A null prototype keeps a `__proto__` member a member, as it is in the whole text.
