@@ -27,8 +27,21 @@ export { main, HELP_TEXT } from './indexer/cli.js';
 export { readBundleMap } from './indexer/bundle-map.js';
 
 export function canonicalJson(value) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const pieces = inPieces(value, canonicalListed, () => new native.CanonicalPiecesWriter());
+    if (pieces) return pieces.writer.finish(pieces.rest);
+  }
   return native.canonicalJsonText(Buffer.from(jsonText(value, 'The value')));
 }
+
+// A list this long is worth a native thread of its own.
+const LONG_LIST = 64;
+// A key JSON writes as it is: no `"`, `\`, control character or surrogate (the native side
+// takes the key as UTF-8).
+const PLAIN_KEY = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** canonicalJson's lists in pieces: the long ones under a plain key. */
+const canonicalListed = (key, value) => Array.isArray(value) && value.length >= LONG_LIST && PLAIN_KEY.test(key);
 
 function optionalString(options, name) {
   const value = options[name];
@@ -53,7 +66,7 @@ export async function writeIndex(index, outputPath, options = {}) {
   }
   const artifactVersion = optionalString(options, 'artifactVersion');
   const publishedAt = optionalString(options, 'publishedAt');
-  const pieces = inPieces(index);
+  const pieces = inPieces(index, (key) => SORTED_LISTS.has(key), () => new native.IndexPiecesWriter());
   const written = pieces
     ? await pieces.writer.finish(pieces.rest, outputPath, artifactVersion, publishedAt)
     : await native.writeIndexText(Buffer.from(jsonText(index, 'The index')), outputPath, artifactVersion, publishedAt);
@@ -81,28 +94,36 @@ const FIRST_PIECE_ITEMS = 8;
 const PIECE_CHARS = 1 << 14;
 
 /**
- * Hands the index to Rust in pieces, each read on a native thread while JSON.stringify makes
- * the next: the items of each sorted list a run at a time, then the other members as one
- * object. Returns the native writer and the last piece, or `undefined` when the pieces might
- * not stringify as the whole index would (a Proxy; a boxed primitive, which JSON.stringify
- * writes as what it holds; a `toJSON` on the index, a list or an item, which is told its key,
- * and a piece changes the key) or when making them threw; the caller then stringifies the
- * whole index, which throws what JSON.stringify throws for it.
+ * Hands `object` to a native writer from `makeWriter` in pieces, each read on a native thread
+ * while JSON.stringify makes the next: the items of each list that `listed(key, value)`
+ * picks a run at a time, then the other members as one object. Returns the writer and the
+ * last piece, or `undefined` when no list is picked, when the pieces might not stringify as
+ * the whole object would (a Proxy; a boxed primitive, which JSON.stringify writes as what it
+ * holds; a `toJSON` on the object, a list or an item, which is told its key, and a piece
+ * changes the key) or when making them threw; the caller then stringifies the whole object,
+ * which throws what JSON.stringify throws for it.
  */
-function inPieces(index) {
-  if (types.isProxy(index) || types.isBoxedPrimitive(index) || JSON.isRawJSON?.(index)) return undefined;
-  if (typeof index.toJSON === 'function') return undefined;
+function inPieces(object, listed, makeWriter) {
+  if (types.isProxy(object) || types.isBoxedPrimitive(object) || JSON.isRawJSON?.(object)) return undefined;
+  if (typeof object.toJSON === 'function') return undefined;
   let writer;
   try {
+    const keys = Object.keys(object);
+    // Lists are picked from data properties, so a getter runs once, whichever way is taken.
+    const picked = new Set(keys.filter((key) => {
+      const value = Object.getOwnPropertyDescriptor(object, key)?.value;
+      return listed(key, value) && plainList(value);
+    }));
+    if (picked.size === 0) return undefined;
     // A null prototype keeps a `__proto__` member a member, as it is in the whole text.
     const rest = Object.create(null);
     const lists = [];
-    for (const key of Object.keys(index)) {
-      const value = index[key];
-      if (SORTED_LISTS.has(key) && plainList(value)) lists.push([key, value]);
+    for (const key of keys) {
+      const value = object[key];
+      if (picked.has(key)) lists.push([key, value]);
       else rest[key] = value;
     }
-    writer = new native.IndexPiecesWriter();
+    writer = makeWriter();
     let size = FIRST_PIECE_ITEMS;
     for (const [key, list] of lists) {
       if (list.length === 0) writer.items(key, '[]');

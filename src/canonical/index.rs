@@ -179,7 +179,7 @@ pub(super) fn write_members<'t>(
         .unwrap_or_default()
         .as_millis();
     let bytes = text.len();
-    let pieces = text.pieces();
+    let pieces: Vec<&[u8]> = text.pieces().into_iter().map(str::as_bytes).collect();
     let (written, index_hash) = write_and_hash(request.output_path, &pieces, request.pid, millis);
     written.map_err(|failure| IndexWriteError::Output {
         output_path: request.output_path.to_path_buf(),

@@ -14,7 +14,7 @@ mod time;
 pub use index::{
     node_fs_message, write_index, FsFailure, IndexWriteError, IndexWriteRequest, IndexWritten,
 };
-pub use pieces::IndexPieces;
+pub use pieces::{IndexPieces, ListPieces};
 pub use time::{iso_utc_millis, utc_yyyymmdd, write_iso_utc_millis};
 
 use crate::json::{
@@ -61,16 +61,17 @@ pub struct SplicedText<'t> {
 }
 
 impl SplicedText<'_> {
-    /// The document's bytes, in pieces.
-    pub fn pieces(&self) -> Vec<&[u8]> {
+    /// The document, in pieces.
+    pub fn pieces(&self) -> Vec<&str> {
         let mut pieces = Vec::with_capacity(self.inserts.len() * 2 + 1);
         let mut from = 0;
         for &(at, insert) in &self.inserts {
-            pieces.push(&self.text.as_bytes()[from..at]);
-            pieces.push(insert.as_bytes());
+            // Inserts go between two things the writer wrote, on character boundaries.
+            pieces.push(self.text.get(from..at).unwrap_or_default());
+            pieces.push(insert);
             from = at;
         }
-        pieces.push(&self.text.as_bytes()[from..]);
+        pieces.push(self.text.get(from..).unwrap_or_default());
         pieces
     }
 

@@ -1,25 +1,29 @@
-//! `writeIndex` from an index handed over in pieces: each sorted list's items as the JSON text
-//! of arrays of consecutive items, then the other top-level members as one object's text. Each
-//! piece is written out when it arrives, so the caller can make the next piece meanwhile; what
-//! is left once the rest arrives is to sort the lists, put the object together and write it.
+//! `writeIndex` and `canonicalJson` from an object handed over in pieces: each large list's
+//! items as the JSON text of arrays of consecutive items, then the other top-level members as
+//! one object's text. Each piece is written out when it arrives, so the caller can make the
+//! next piece meanwhile; what is left once the rest arrives is to sort the index's lists, put
+//! the object together and write it.
 //!
 //! An item's canonical text does not depend on the items around it, only on its depth, which
 //! is the same for every item of a top-level list ([`LISTED_ITEM_LEVEL`]). So the output is the
-//! one [`super::write_index`] gives for the whole index's text.
+//! one [`super::write_index`] or [`super::canonical_json`] gives for the whole text.
 
 use super::index::{write_members, SORTED_LISTS};
-use super::LISTED_ITEM_LEVEL;
-use super::{write_listed_item, IndexWriteError, IndexWriteRequest, IndexWritten, Part};
-use crate::json::{with_tape, with_tape_within, JsonStr, ParseError, Tape, Token, MAX_DEPTH};
+use super::{canonical_object_text, write_listed_item, Part, SplicedText, LISTED_ITEM_LEVEL};
+use super::{IndexWriteError, IndexWriteRequest, IndexWritten};
+use crate::json::{
+    with_tape, with_tape_within, JsonKey, JsonStr, ParseError, Tape, Token, MAX_DEPTH,
+};
 
-/// The items of the sorted lists read so far.
+/// Lists of a top-level object read in pieces, each item's canonical text written as its
+/// piece arrives.
 #[derive(Default)]
-pub struct IndexPieces {
+pub struct ListPieces {
     lists: Vec<ListedItems>,
 }
 
 struct ListedItems {
-    key: &'static str,
+    key: String,
     /// The canonical text of each piece's items, one after another.
     texts: Vec<String>,
     items: Vec<ListedItem>,
@@ -34,23 +38,26 @@ struct ListedItem {
     end: usize,
 }
 
-impl IndexPieces {
+impl ListPieces {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Reads the next items of the top-level list `key` (one of the lists the index keeps
-    /// sorted), `text` being the JSON text of an array of them. An empty array says the list
-    /// is there.
-    pub fn add_items(&mut self, key: &str, text: &str) -> Result<(), IndexWriteError> {
-        let Some(key) = SORTED_LISTS.iter().copied().find(|k| *k == key) else {
-            return Err(IndexWriteError::NotASortedList(key.to_owned()));
-        };
+    /// Reads the next items of the top-level list `key` (a key JSON writes as it is: no `"`,
+    /// `\` or control character), `text` being the JSON text of an array of them. An empty
+    /// array says the list is there.
+    pub fn add_items(&mut self, key: &str, text: &str) -> Result<(), ParseError> {
+        if key.chars().any(|c| c == '"' || c == '\\' || c < ' ') {
+            return Err(ParseError::Syntax {
+                offset: 0,
+                expected: "a list key without escapes",
+            });
+        }
         let at = match self.lists.iter().position(|list| list.key == key) {
             Some(at) => at,
             None => {
                 self.lists.push(ListedItems {
-                    key,
+                    key: key.to_owned(),
                     texts: Vec::new(),
                     items: Vec::new(),
                 });
@@ -58,13 +65,13 @@ impl IndexPieces {
             }
         };
         let list = &mut self.lists[at];
-        // In the index, the items sit one level deeper than in the piece.
+        // In the whole object, the items sit one level deeper than in the piece.
         with_tape_within(text, MAX_DEPTH - 1, |tape| {
             if !matches!(tape.token(Tape::ROOT), Token::Array { .. }) {
-                return Err(IndexWriteError::Parse(ParseError::Syntax {
+                return Err(ParseError::Syntax {
                     offset: 0,
                     expected: "an array",
-                }));
+                });
             }
             // Indentation roughly doubles compact text, and the items sit deeper than most.
             let mut out = String::with_capacity(text.len() * 2 + text.len() / 4);
@@ -80,57 +87,70 @@ impl IndexPieces {
             }
             list.texts.push(out);
             Ok(())
-        })
-        .map_err(IndexWriteError::Parse)?
+        })?
     }
 
-    /// Writes the index: `request.text` is the JSON text of an object of the top-level members
-    /// other than the lists given in pieces (a member of the same name there is dropped).
-    pub fn write(self, request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
-        let lists: Vec<(&'static str, Vec<&str>)> = self
-            .lists
-            .iter()
-            .map(|list| (list.key, list.sorted()))
+    /// The canonical text (as `canonical_json` writes it) of the object of the members of
+    /// `rest`, the JSON text of an object, and the lists, their items in the order given.
+    pub fn canonical_text(&self, rest: &str) -> Result<SplicedText<'_>, ParseError> {
+        with_tape(rest, |tape| {
+            if !matches!(tape.token(Tape::ROOT), Token::Object { .. }) {
+                return Err(ParseError::Syntax {
+                    offset: 0,
+                    expected: "an object",
+                });
+            }
+            let members = self.members(&tape, false);
+            Ok(canonical_object_text(
+                &tape,
+                &members,
+                rest.len() * 2 + 16 + self.listed_len(),
+            ))
+        })?
+    }
+
+    /// The members of the object of `rest`'s members and the lists (whose members of the same
+    /// name give way); their items sorted by `id` when `sorted`.
+    fn members<'k, 's: 'k>(
+        &'s self,
+        rest: &Tape<'k>,
+        sorted: bool,
+    ) -> Vec<(JsonKey<'k>, Part<'s>)> {
+        let mut members: Vec<_> = rest
+            .members(Tape::ROOT)
+            .filter(|(key, _)| !self.lists.iter().any(|list| key.is(&list.key)))
+            .map(|(key, value)| (key, Part::Value(value)))
             .collect();
-        let listed: usize = self
-            .lists
+        for list in &self.lists {
+            let key = JsonStr {
+                raw: &list.key,
+                escaped: false,
+            };
+            members.push((key, Part::Rendered(list.in_order(sorted))));
+        }
+        members
+    }
+
+    /// Room for the lists' texts in the object's.
+    fn listed_len(&self) -> usize {
+        self.lists
             .iter()
             .map(|list| {
                 let text: usize = list.texts.iter().map(String::len).sum();
                 // Each item's line break and indentation.
                 text + list.items.len() * (2 + 2 * LISTED_ITEM_LEVEL)
             })
-            .sum();
-        let text = request.text;
-        with_tape(text, |rest| {
-            if !matches!(rest.token(Tape::ROOT), Token::Object { .. }) {
-                return Err(IndexWriteError::NotAnObject);
-            }
-            let mut members: Vec<_> = rest
-                .members(Tape::ROOT)
-                .filter(|(key, _)| !lists.iter().any(|(list, _)| key.is(list)))
-                .map(|(key, value)| (key, Part::Value(value)))
-                .collect();
-            for (key, items) in &lists {
-                let key = JsonStr {
-                    raw: key,
-                    escaped: false,
-                };
-                members.push((key, Part::Rendered(items.clone())));
-            }
-            // Two-space indentation roughly doubles a compact document.
-            write_members(&rest, members, request, text.len() * 2 + 16 + listed)
-        })
-        .map_err(IndexWriteError::Parse)?
+            .sum()
     }
 }
 
 impl ListedItems {
-    /// The items' texts sorted by `id`, stably, by UTF-16 code units; in the order given when
-    /// an item has no string `id` (as [`super::write_index`] leaves such a list).
-    fn sorted(&self) -> Vec<&str> {
+    /// The items' texts in the order given, or sorted by `id` when `sorted`: stably, by UTF-16
+    /// code units, and only when every item has a string `id` (as [`super::write_index`]
+    /// leaves a list with one that has none).
+    fn in_order(&self, sorted: bool) -> Vec<&str> {
         let mut order: Vec<&ListedItem> = self.items.iter().collect();
-        if order.iter().all(|item| item.id.is_some()) {
+        if sorted && order.iter().all(|item| item.id.is_some()) {
             order.sort_by(|a, b| a.id.cmp(&b.id));
         }
         order
@@ -140,10 +160,50 @@ impl ListedItems {
     }
 }
 
+/// An index read in pieces: [`ListPieces`] of the lists the index keeps sorted.
+#[derive(Default)]
+pub struct IndexPieces {
+    lists: ListPieces,
+}
+
+impl IndexPieces {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads the next items of the top-level list `key`, one of the lists the index keeps
+    /// sorted (see [`ListPieces::add_items`]).
+    pub fn add_items(&mut self, key: &str, text: &str) -> Result<(), IndexWriteError> {
+        if !SORTED_LISTS.contains(&key) {
+            return Err(IndexWriteError::NotASortedList(key.to_owned()));
+        }
+        self.lists
+            .add_items(key, text)
+            .map_err(IndexWriteError::Parse)
+    }
+
+    /// Writes the index: `request.text` is the JSON text of an object of the top-level members
+    /// other than the lists given in pieces (a member of the same name there gives way).
+    pub fn write(self, request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
+        let text = request.text;
+        let lists = &self.lists;
+        with_tape(text, |rest| {
+            if !matches!(rest.token(Tape::ROOT), Token::Object { .. }) {
+                return Err(IndexWriteError::NotAnObject);
+            }
+            let members = lists.members(&rest, true);
+            // Two-space indentation roughly doubles a compact document.
+            let capacity = text.len() * 2 + 16 + lists.listed_len();
+            write_members(&rest, members, request, capacity)
+        })
+        .map_err(IndexWriteError::Parse)?
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::canonical::write_index;
+    use crate::canonical::{canonical_json, write_index};
     use std::path::{Path, PathBuf};
     use std::time::{Duration, UNIX_EPOCH};
 
@@ -235,6 +295,27 @@ mod tests {
     }
 
     #[test]
+    fn canonical_text_of_pieces_is_the_whole_texts() {
+        let whole = r#"{"b":[{"id":"z","y":1,"x":[]},3,"s"],"10":[],"a":{"k":[2,1]},"__proto__":[1],"2":[{"id":"a"}]}"#;
+        let mut lists = ListPieces::new();
+        for (key, text) in [
+            ("b", r#"[{"id":"z","y":1,"x":[]}]"#),
+            ("10", "[]"),
+            ("b", r#"[3,"s"]"#),
+            ("__proto__", "[1]"),
+            ("2", r#"[{"id":"a"}]"#),
+        ] {
+            lists.add_items(key, text).unwrap();
+        }
+        let spliced = lists
+            .canonical_text(r#"{"a":{"k":[2,1]},"b":null}"#)
+            .unwrap();
+        let joined: String = spliced.pieces().concat();
+        assert_eq!(joined.len(), spliced.len());
+        assert_eq!(joined, canonical_json(whole).unwrap());
+    }
+
+    #[test]
     fn a_list_with_an_item_without_an_id_keeps_its_order() {
         let whole = r#"{"tools":[{"id":"b"},7,{"id":"a"}],"flows":[{"id":2},{"id":"1"}]}"#;
         let (a, b) = both(
@@ -272,6 +353,11 @@ mod tests {
             pieces.add_items("tools", "{}"),
             Err(IndexWriteError::Parse(ParseError::Syntax { .. }))
         ));
+        let mut lists = ListPieces::new();
+        for key in ["a\"b", "a\\b", "a\nb"] {
+            assert!(lists.add_items(key, "[]").is_err(), "{key:?}");
+        }
+        assert!(lists.canonical_text("[]").is_err());
         let dir = scratch("not-object");
         let path = dir.join("index.json");
         assert!(matches!(

@@ -29,4 +29,4 @@ pub use surrogates::{
     restore_lone_surrogates, restore_lone_surrogates_if,
 };
 pub use tape::{with_tape, with_tape_within, Tape, Token};
-pub use utf16::{string_from_units, utf16_units};
+pub use utf16::{push_utf16_units, string_from_units, utf16_units};

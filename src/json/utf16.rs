@@ -7,8 +7,14 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// `text.encode_utf16().collect()`, faster on mostly-ASCII text.
 pub fn utf16_units(text: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(text.len());
+    push_utf16_units(&mut units, text);
+    units
+}
+
+/// `units.extend(text.encode_utf16())`, faster on mostly-ASCII text.
+pub fn push_utf16_units(units: &mut Vec<u16>, text: &str) {
     let bytes = text.as_bytes();
-    let mut units = Vec::with_capacity(bytes.len());
     let mut at = 0;
     while at < bytes.len() {
         let run = ascii_len(&bytes[at..]);
@@ -21,7 +27,6 @@ pub fn utf16_units(text: &str) -> Vec<u16> {
             at += c.len_utf8();
         }
     }
-    units
 }
 
 /// The text of UTF-16 code units, or `None` when they hold a lone surrogate (which
