@@ -389,6 +389,106 @@ describe('canonicalJson: differential against the reference', () => {
   });
 });
 
+describe('canonicalJson: long lists handed to the native side in pieces', () => {
+  /** `count` seeded random values: objects, arrays, strings (lone surrogates among them), numbers. */
+  function randomList(seed, count) {
+    const { value } = valueGenerator(seed, { maxDepth: 4 });
+    return Array.from({ length: count }, () => value());
+  }
+
+  test('objects with long lists match the reference byte for byte', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const value = { a: randomList(seed, 70 + seed * 13), z: randomList(seed + 100, 5), '10': randomList(seed + 200, 64) };
+      value['b"c\n'] = randomList(seed + 300, 80);
+      value['\u{1F600}é'] = randomList(seed + 400, 100);
+      value['x\ud800'] = randomList(seed + 500, 90);
+      if (seed % 2) defineOwn(value, '__proto__', randomList(seed + 600, 65));
+      value.short = [1, [2]];
+      assertSameText(canonicalJson(value), reference(value), `seed ${seed}`);
+    }
+  });
+
+  test('lists whose items JSON.stringify might write otherwise in a piece are written as in the whole value', () => {
+    const many = (make) => Array.from({ length: 100 }, (_, i) => make(i));
+    const keyed = many((i) => (i === 50 ? { toJSON: (key) => `item ${key}` } : { i }));
+    const cases = {
+      'an item with toJSON (told its key)': { list: keyed },
+      'a Date item': { list: many((i) => new Date(i * 1e9)) },
+      'a list with toJSON': { list: Object.assign(many((i) => i), { toJSON: () => 'list' }) },
+      'a Proxy list': { list: new Proxy(many((i) => ({ i })), {}) },
+      'a Proxy item': { list: many((i) => (i === 3 ? new Proxy({ i }, {}) : { i })) },
+      'holes, undefined and functions': { list: many((i) => [undefined, () => 1, Symbol('s'), i][i % 4]).concat([, 1]) },
+      'an object with toJSON': { list: many((i) => i), toJSON: () => ({ other: many((i) => -i) }) },
+    };
+    for (const [label, value] of Object.entries(cases)) {
+      assertSameText(canonicalJson(value), canonicalJson(JSON.parse(JSON.stringify(value))), label);
+    }
+  });
+
+  test('a getter runs once, a list behind one included', () => {
+    let runs = 0;
+    const value = Object.defineProperty({ list: Array.from({ length: 100 }, (_, i) => ({ i })) }, 'later', {
+      enumerable: true,
+      get() {
+        runs++;
+        return Array.from({ length: 100 }, (_, i) => i);
+      },
+    });
+    const text = canonicalJson(value);
+    assert.equal(runs, 1);
+    assertSameText(text, reference(JSON.parse(JSON.stringify(value))), 'with a getter');
+  });
+
+  test('what JSON.stringify throws for the whole value is what canonicalJson throws', () => {
+    const cyclic = { list: Array.from({ length: 100 }, (_, i) => ({ i })) };
+    cyclic.list[70].back = cyclic;
+    const cases = {
+      'a BigInt in a later piece': { list: [...Array.from({ length: 300 }, (_, i) => ({ i })), { n: 1n }] },
+      'a cycle through an item': cyclic,
+      'a throwing getter': Object.defineProperty({ list: Array.from({ length: 100 }, (_, i) => i) }, 'g', {
+        enumerable: true,
+        get() {
+          throw new Error('boom');
+        },
+      }),
+    };
+    for (const [label, value] of Object.entries(cases)) {
+      let expected;
+      try {
+        JSON.stringify(value);
+      } catch (error) {
+        expected = error;
+      }
+      const error = assertNativeError(() => canonicalJson(value), 'invalid-json-value', label);
+      assert.equal(error.message, `The value cannot be written as JSON: ${expected.message}`, label);
+    }
+  });
+
+  test('an item of a long list counts the levels above it against MAX_JSON_DEPTH', () => {
+    const script = `
+      import { canonicalJson, MAX_JSON_DEPTH } from ${JSON.stringify(INDEX_URL)};
+      const nested = (depth) => {
+        let v = [];
+        for (let i = 1; i < depth; i++) v = [v];
+        return v;
+      };
+      const results = [];
+      for (const depth of [MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1]) {
+        const value = { list: [...Array.from({ length: 100 }, (_, i) => i), nested(depth)] };
+        try { results.push(canonicalJson(value).split('\\n').length); }
+        catch (error) { results.push(error.code, error.message.includes(String(MAX_JSON_DEPTH))); }
+      }
+      process.stdout.write(results.join(','));
+    `;
+    const out = execFileSync(process.execPath, ['--stack-size=4000', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    // The accepted one: braces, the 100 items and the list's brackets, then two lines a level.
+    assert.match(out, /^\d+,value-too-deep,true$/);
+  });
+});
+
 describe('canonicalJson: errors', () => {
   test('a BigInt anywhere is invalid-json-value', () => {
     assertNativeError(() => canonicalJson(1n), 'invalid-json-value', 'top-level BigInt');

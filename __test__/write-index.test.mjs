@@ -284,6 +284,99 @@ describe('writeIndex: content', () => {
   });
 });
 
+describe('writeIndex: an index handed to the native writer in pieces', () => {
+  /** `count` tools of varied sizes and characters, in shuffled id order (seeded). */
+  function manyTools(count, seed) {
+    const random = mulberry32(seed);
+    const words = ['a', 'é', '✓', '\u{1F600}', '"q"', '\\', '\n', 'x'.repeat(40)];
+    return Array.from({ length: count }, (_, i) => ({
+      id: `t${String(Math.floor(random() * count)).padStart(5, '0')}`,
+      n: i,
+      text: Array.from({ length: Math.floor(random() * 30) }, () => words[Math.floor(random() * words.length)]).join(' '),
+      input: { type: 'object', properties: { [`p${i % 7}`]: { type: 'string' }, 10: 1, 2: [null, true, -0, 1e21] } },
+    }));
+  }
+
+  /** The text writeIndex should write, from the index as one JSON.stringify sees it. */
+  const asStringified = (index) => expectedText(JSON.parse(JSON.stringify(index)), PINNED.artifactVersion, PINNED.publishedAt);
+
+  test('a large index in many pieces writes what the whole index would', async () => {
+    const index = { v: 1, tools: manyTools(3000, 7), guardrails: [], agents: manyTools(40, 8), env: { b: 1, a: [] } };
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const result = await writeIndex(index, outputPath, PINNED);
+      const bytes = await readFile(outputPath);
+      assert.equal(bytes.toString('utf8'), expectedText(index, PINNED.artifactVersion, PINNED.publishedAt));
+      assert.equal(result.bytes, bytes.length);
+      assert.equal(result.indexHash, `sha256:${sha256Hex(bytes)}`);
+      assert.deepEqual(await tmpLeftovers(dir), []);
+    });
+  });
+
+  test('lists whose items JSON.stringify might write otherwise in a piece are written as in the whole index', async () => {
+    class Tools extends Array {}
+    const keyed = { id: 'k', toJSON(key) { return { id: `k${key}` }; } };
+    const cases = {
+      'an item with toJSON (told its key)': { tools: [{ id: 'b' }, keyed, { id: 'a' }] },
+      'a list with toJSON': { tools: Object.assign([{ id: 'b' }, { id: 'a' }], { toJSON: () => [{ id: 'z' }] }) },
+      'an index with toJSON': { tools: [{ id: 'b' }], toJSON: () => ({ tools: [{ id: 'y' }, { id: 'x' }] }) },
+      'a Proxy list': { tools: new Proxy([{ id: 'b' }, { id: 'a' }], {}) },
+      'a Proxy item': { tools: [{ id: 'b' }, new Proxy({ id: 'a' }, {})] },
+      'a Proxy index': new Proxy({ tools: [{ id: 'b' }, { id: 'a' }] }, {}),
+      'an index with a Date': { tools: [{ id: 'b' }, { id: 'a', at: new Date(0) }] },
+      'an Array subclass': { tools: Tools.from([{ id: 'b' }, { id: 'a' }]) },
+      'holes, undefined and functions': { tools: [{ id: 'b' }, , undefined, () => 1, { id: 'a' }] },
+      'a list that is not an array': { tools: { b: { id: 'b' } }, flows: 'none' },
+      'an own __proto__ member': JSON.parse('{"__proto__":{"x":1},"tools":[{"id":"b"},{"id":"a"}]}'),
+      'a getter': Object.defineProperty({ agents: [{ id: 'b' }] }, 'tools', { enumerable: true, get: () => [{ id: 'b' }, { id: 'a' }] }),
+    };
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const [label, index] of Object.entries(cases)) {
+        await writeIndex(index, outputPath, PINNED);
+        assert.equal(await readFile(outputPath, 'utf8'), asStringified(index), label);
+      }
+    });
+  });
+
+  test('a boxed primitive is written as JSON.stringify writes it: not an object', async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const index of [new String('ab'), Object.assign(new Number(1), { tools: [{ id: 'a' }] })]) {
+        await assertRejectsWithCode(writeIndex(index, outputPath, PINNED), 'invalid-argument', typeof index.valueOf());
+      }
+      assert.deepEqual(await readdir(dir), []);
+    });
+  });
+
+  test('what JSON.stringify throws for the whole index is what writeIndex rejects with', async () => {
+    const boom = new Error('boom');
+    const cyclic = { tools: manyTools(50, 9) };
+    cyclic.tools[30].back = cyclic;
+    const cases = {
+      'a getter that throws': Object.defineProperty({ tools: [] }, 'env', { enumerable: true, get() { throw boom; } }),
+      'an item getter that throws': { tools: [{ id: 'a' }, Object.defineProperty({}, 'id', { enumerable: true, get() { throw boom; } })] },
+      'a cycle through an item': cyclic,
+      'a BigInt in a later piece': { tools: [...manyTools(200, 10), { id: 'n', n: 1n }] },
+    };
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      for (const [label, index] of Object.entries(cases)) {
+        let expected;
+        try {
+          JSON.stringify(index);
+        } catch (error) {
+          expected = error;
+        }
+        const error = await assertRejectsWithCode(writeIndex(index, outputPath, PINNED), 'invalid-json-value', label);
+        assert.equal(error.cause?.message, expected.message, label);
+        assert.equal(error.message, `The index cannot be written as JSON: ${expected.message}`, label);
+      }
+      assert.deepEqual(await readdir(dir), []);
+    });
+  });
+});
+
 describe('writeIndex: folders and temporary files', () => {
   test('missing folders are created; no temporary file remains', async () => {
     await withTempDir(async (dir) => {

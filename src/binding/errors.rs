@@ -90,7 +90,9 @@ impl From<ParseError> for NativeError {
 impl From<IndexWriteError> for NativeError {
     fn from(error: IndexWriteError) -> Self {
         let code = match &error {
-            IndexWriteError::NotAnObject => NativeErrorCode::InvalidArgument,
+            IndexWriteError::NotAnObject | IndexWriteError::NotASortedList(_) => {
+                NativeErrorCode::InvalidArgument
+            }
             IndexWriteError::Parse(parse) => return NativeError::from(parse.clone()),
             IndexWriteError::Output { .. } => NativeErrorCode::OutputWriteFailed,
         };

@@ -2,16 +2,16 @@
 //! the canonical text written to a temporary file beside the output and renamed into place.
 
 use super::{canonical_object_text, iso_utc_millis, utc_yyyymmdd, Part};
-use crate::ids::index_hash;
+use crate::ids::index_hash_of;
 use crate::json::{with_tape, write_js_number, JsonKey, JsonStr, ParseError, Tape, Token};
 use std::ffi::OsString;
 use std::fmt;
-use std::io;
+use std::io::{self, IoSlice, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The four lists the index keeps sorted by `id`.
-const SORTED_LISTS: [&str; 4] = ["tools", "guardrails", "agents", "flows"];
+pub const SORTED_LISTS: [&str; 4] = ["tools", "guardrails", "agents", "flows"];
 
 pub struct IndexWriteRequest<'a> {
     /// The index as JSON text (what `JSON.stringify` gives for it).
@@ -40,6 +40,8 @@ pub enum IndexWriteError {
     NotAnObject,
     /// The text is not JSON, or is nested too deep.
     Parse(ParseError),
+    /// Items were handed in pieces for a member that is not one of the sorted lists.
+    NotASortedList(String),
     /// A file system step failed; nothing was left at the temporary path.
     Output {
         output_path: PathBuf,
@@ -52,6 +54,9 @@ impl fmt::Display for IndexWriteError {
         match self {
             IndexWriteError::NotAnObject => write!(f, "the index must be a JSON object"),
             IndexWriteError::Parse(error) => write!(f, "the index is {error}"),
+            IndexWriteError::NotASortedList(key) => {
+                write!(f, "{key:?} is not one of the lists the index keeps sorted")
+            }
             IndexWriteError::Output {
                 output_path,
                 failure,
@@ -126,20 +131,30 @@ fn node_errno(error: &io::Error) -> Option<(&'static str, &'static str)> {
 /// Writes the index and says what was written.
 pub fn write_index(request: IndexWriteRequest<'_>) -> Result<IndexWritten, IndexWriteError> {
     let text = request.text;
-    with_tape(text, |index| write_parsed(&index, request)).map_err(IndexWriteError::Parse)?
+    with_tape(text, |index| {
+        if !matches!(index.token(Tape::ROOT), Token::Object { .. }) {
+            return Err(IndexWriteError::NotAnObject);
+        }
+        let members = index
+            .members(Tape::ROOT)
+            .map(|(key, value)| (key, Part::Value(value)))
+            .collect();
+        // Two-space indentation roughly doubles a compact document.
+        write_members(&index, members, request, text.len() * 2 + 16)
+    })
+    .map_err(IndexWriteError::Parse)?
 }
 
-fn write_parsed(
-    index: &Tape<'_>,
+/// Writes the index made of `members` (values from `index`, the tape of `request.text`): the
+/// lists given as tape values sorted, the versions filled in. `capacity` is room for the text.
+pub(super) fn write_members<'t>(
+    index: &Tape<'t>,
+    members: Vec<(JsonKey<'t>, Part<'_>)>,
     request: IndexWriteRequest<'_>,
+    capacity: usize,
 ) -> Result<IndexWritten, IndexWriteError> {
-    if !matches!(index.token(Tape::ROOT), Token::Object { .. }) {
-        return Err(IndexWriteError::NotAnObject);
-    }
-    let mut members: Vec<(JsonKey<'_>, Part<'_>)> = index
-        .members(Tape::ROOT)
-        .map(|(key, value)| (key, Part::Value(value)))
-        .collect();
+    // Rebound so that its parts may borrow the versions made below.
+    let mut members: Vec<(JsonKey<'t>, Part<'_>)> = members;
     for list in SORTED_LISTS {
         sort_by_id(index, &mut members, list);
     }
@@ -157,13 +172,15 @@ fn write_parsed(
     set_string(&mut members, "artifactVersion", &artifact_version);
     set_string(&mut members, "publishedAt", &published_at);
 
-    let text = canonical_object_text(index, &members, request.text.len());
+    let text = canonical_object_text(index, &members, capacity);
     let millis = request
         .now
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_millis();
-    let (written, index_hash) = write_and_hash(request.output_path, &text, request.pid, millis);
+    let bytes = text.len();
+    let pieces: Vec<&[u8]> = text.pieces().into_iter().map(str::as_bytes).collect();
+    let (written, index_hash) = write_and_hash(request.output_path, &pieces, request.pid, millis);
     written.map_err(|failure| IndexWriteError::Output {
         output_path: request.output_path.to_path_buf(),
         failure,
@@ -172,29 +189,28 @@ fn write_parsed(
         artifact_version,
         published_at,
         index_hash,
-        bytes: text.len(),
+        bytes,
     })
 }
 
-/// Writes `text` to `output_path` and hashes it, the two at once: they take about as long, and
-/// the hash of a failed write is simply not used.
+/// Writes the bytes of `pieces`, one after another, to `output_path` and hashes them, the two
+/// at once: they take about as long, and the hash of a failed write is simply not used.
 fn write_and_hash(
     output_path: &Path,
-    text: &str,
+    pieces: &[&[u8]],
     pid: u32,
     millis: u128,
 ) -> (Result<(), FsFailure>, String) {
-    let bytes = text.as_bytes();
     std::thread::scope(|scope| {
         let hashing = std::thread::Builder::new()
             .name("kindgi-index-hash".into())
-            .spawn_scoped(scope, || index_hash(bytes));
-        let written = write_atomically(output_path, bytes, pid, millis);
+            .spawn_scoped(scope, || index_hash_of(pieces));
+        let written = write_atomically(output_path, pieces, pid, millis);
         // Without a thread (none could be started, or it ended early) the hash is made here.
         let hash = hashing
             .ok()
             .and_then(|thread| thread.join().ok())
-            .unwrap_or_else(|| index_hash(bytes));
+            .unwrap_or_else(|| index_hash_of(pieces));
         (written, hash)
     })
 }
@@ -274,7 +290,7 @@ fn previous_number(version: &str, today: &str) -> Option<f64> {
 
 fn write_atomically(
     output_path: &Path,
-    bytes: &[u8],
+    pieces: &[&[u8]],
     pid: u32,
     millis: u128,
 ) -> Result<(), FsFailure> {
@@ -290,7 +306,7 @@ fn write_atomically(
     let mut tmp = OsString::from(output_path.as_os_str());
     tmp.push(format!(".tmp-{pid}-{millis}"));
     let tmp = PathBuf::from(tmp);
-    let result = std::fs::write(&tmp, bytes)
+    let result = write_file(&tmp, pieces)
         .map_err(|e| fail("open", &tmp, None, e))
         .and_then(|()| {
             std::fs::rename(&tmp, output_path)
@@ -303,9 +319,31 @@ fn write_atomically(
     result
 }
 
+/// `std::fs::write` of the bytes of `pieces`, a system call for many pieces at once.
+fn write_file(path: &Path, pieces: &[&[u8]]) -> io::Result<()> {
+    // The most buffers one `writev` takes on Linux (`IOV_MAX`).
+    const MOST: usize = 1024;
+    let mut file = std::fs::File::create(path)?;
+    for group in pieces.chunks(MOST) {
+        let mut slices: Vec<IoSlice<'_>> = group.iter().map(|p| IoSlice::new(p)).collect();
+        let mut slices = &mut slices[..];
+        IoSlice::advance_slices(&mut slices, 0);
+        while !slices.is_empty() {
+            match file.write_vectored(slices) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => IoSlice::advance_slices(&mut slices, n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::index_hash;
     use std::time::Duration;
 
     fn scratch(name: &str) -> PathBuf {

@@ -8,11 +8,13 @@
 //! `JSON.parse` does.
 
 mod index;
+mod pieces;
 mod time;
 
 pub use index::{
     node_fs_message, write_index, FsFailure, IndexWriteError, IndexWriteRequest, IndexWritten,
 };
+pub use pieces::{IndexPieces, ListPieces};
 pub use time::{iso_utc_millis, utc_yyyymmdd, write_iso_utc_millis};
 
 use crate::json::{
@@ -42,23 +44,78 @@ pub enum Part<'t> {
     Items(Vec<usize>),
     /// A string that is not in the text.
     Text(&'t str),
+    /// An array of items already written, each as an item of a top-level member is
+    /// ([`LISTED_ITEM_LEVEL`]).
+    Rendered(Vec<&'t str>),
+}
+
+/// The nesting level of an item of an array that is a member of the top-level object.
+pub const LISTED_ITEM_LEVEL: usize = 2;
+
+/// A canonical text with texts written before to be put in at places in it, so that they are
+/// not copied again: the document is `text[..at₀] + insert₀ + text[at₀..at₁] + insert₁ + …`.
+pub struct SplicedText<'t> {
+    pub text: String,
+    /// Where each insert goes in `text`, in order.
+    pub inserts: Vec<(usize, &'t str)>,
+}
+
+impl SplicedText<'_> {
+    /// The document, in pieces.
+    pub fn pieces(&self) -> Vec<&str> {
+        let mut pieces = Vec::with_capacity(self.inserts.len() * 2 + 1);
+        let mut from = 0;
+        for &(at, insert) in &self.inserts {
+            // Inserts go between two things the writer wrote, on character boundaries.
+            pieces.push(self.text.get(from..at).unwrap_or_default());
+            pieces.push(insert);
+            from = at;
+        }
+        pieces.push(self.text.get(from..).unwrap_or_default());
+        pieces
+    }
+
+    pub fn len(&self) -> usize {
+        self.text.len() + self.inserts.iter().map(|(_, s)| s.len()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// The canonical text of an object of `members` (in document order, duplicates included),
-/// whose values come from `tape`; `size_hint` is the input's length.
-pub fn canonical_object_text(
+/// whose values come from `tape`; `capacity` is room for the text (without the inserts).
+pub fn canonical_object_text<'t>(
     tape: &Tape<'_>,
-    members: &[(JsonKey<'_>, Part<'_>)],
-    size_hint: usize,
-) -> String {
-    let mut writer = Writer::new(tape, size_hint);
+    members: &[(JsonKey<'_>, Part<'t>)],
+    capacity: usize,
+) -> SplicedText<'t> {
+    let mut writer = Writer::with_capacity(tape, capacity);
+    let mut inserts = Vec::new();
     let keys = members.iter().enumerate().map(|(i, (key, _))| (*key, i));
     writer.object(keys, 0, |writer, member, level| match &members[member].1 {
         Part::Value(at) => writer.value(*at, level),
         Part::Items(items) => writer.array_of(items, level),
         Part::Text(text) => write_json_str(&mut writer.out, text),
+        Part::Rendered(items) => writer.rendered(items, level, &mut inserts),
     });
-    writer.finish()
+    SplicedText {
+        text: writer.finish(),
+        inserts,
+    }
+}
+
+/// Appends to `out` the canonical text of the value at `at`, as an item of a top-level
+/// member is written ([`LISTED_ITEM_LEVEL`]), without a line break before it.
+pub fn write_listed_item(out: &mut String, tape: &Tape<'_>, at: usize) {
+    let mut writer = Writer {
+        tape,
+        out: std::mem::take(out),
+        scratch: Vec::new(),
+    };
+    writer.value(at, LISTED_ITEM_LEVEL);
+    *out = writer.out;
 }
 
 /// An array whose items span this many tokens is written by two threads: below it, a thread
@@ -81,10 +138,14 @@ struct Writer<'t, 'a> {
 
 impl<'t, 'a> Writer<'t, 'a> {
     fn new(tape: &'t Tape<'a>, size_hint: usize) -> Self {
+        // Two-space indentation roughly doubles a compact document.
+        Self::with_capacity(tape, size_hint * 2 + 16)
+    }
+
+    fn with_capacity(tape: &'t Tape<'a>, capacity: usize) -> Self {
         Writer {
             tape,
-            // Two-space indentation roughly doubles a compact document.
-            out: String::with_capacity(size_hint * 2 + 16),
+            out: String::with_capacity(capacity),
             scratch: Vec::new(),
         }
     }
@@ -195,6 +256,26 @@ impl<'t, 'a> Writer<'t, 'a> {
         self.out.push(']');
     }
 
+    /// Writes an array of items already written at `level + 1`, each as an insert.
+    fn rendered<'r>(
+        &mut self,
+        items: &[&'r str],
+        level: usize,
+        inserts: &mut Vec<(usize, &'r str)>,
+    ) {
+        if items.is_empty() {
+            self.out.push_str("[]");
+            return;
+        }
+        self.out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            self.line_break(i > 0, level + 1);
+            inserts.push((self.out.len(), item));
+        }
+        self.line_break(false, level);
+        self.out.push(']');
+    }
+
     /// Writes the values at `items` on lines of their own, the first after a comma when `comma`.
     fn items(&mut self, items: &[usize], comma: bool, level: usize) {
         for (i, &item) in items.iter().enumerate() {
@@ -209,7 +290,7 @@ impl<'t, 'a> Writer<'t, 'a> {
         &mut self,
         members: impl Iterator<Item = (JsonKey<'a>, usize)>,
         level: usize,
-        write: impl Fn(&mut Self, usize, usize),
+        mut write: impl FnMut(&mut Self, usize, usize),
     ) {
         if self.scratch.len() <= level {
             self.scratch.resize_with(level + 1, Vec::new);

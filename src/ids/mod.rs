@@ -13,7 +13,16 @@ pub const IDEMPOTENCY_KEY_NAMESPACE: Uuid = Uuid::from_bytes([
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
 pub fn index_hash(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
+    index_hash_of(&[bytes])
+}
+
+/// [`index_hash`] of the bytes of `pieces` one after another.
+pub fn index_hash_of(pieces: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    let digest = hasher.finalize();
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     push_hex(&mut out, &digest);
@@ -69,6 +78,12 @@ fn json_array(parts: &[&[u16]]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_hash_of_pieces_is_the_hash_of_their_bytes() {
+        assert_eq!(index_hash_of(&[b"a", b"", b"bc"]), index_hash(b"abc"));
+        assert_eq!(index_hash_of(&[]), index_hash(b""));
+    }
 
     #[test]
     fn index_hash_is_sha256_hex() {

@@ -84,13 +84,25 @@ pub fn with_built<'t, B: Build<'t>, R: Send>(
     make: impl Fn() -> B + Sync,
     work: impl FnOnce(B::Output) -> R + Send,
 ) -> Result<R, ParseError> {
-    match parse_within(text, INLINE_DEPTH, make()) {
+    with_built_within(text, MAX_DEPTH, make, work)
+}
+
+/// [`with_built`] for a document nested at most `max_depth` levels (at most [`MAX_DEPTH`]): a
+/// piece of a larger document counts the levels above it.
+pub fn with_built_within<'t, B: Build<'t>, R: Send>(
+    text: &'t str,
+    max_depth: usize,
+    make: impl Fn() -> B + Sync,
+    work: impl FnOnce(B::Output) -> R + Send,
+) -> Result<R, ParseError> {
+    let max_depth = max_depth.min(MAX_DEPTH);
+    match parse_within(text, INLINE_DEPTH.min(max_depth), make()) {
         Ok(built) => Ok(work(built)),
-        Err(ParseError::TooDeep) => std::thread::scope(|scope| {
+        Err(ParseError::TooDeep) if max_depth > INLINE_DEPTH => std::thread::scope(|scope| {
             let worker = std::thread::Builder::new()
                 .name("kindgi-deep-json".into())
                 .stack_size(DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || parse_within(text, MAX_DEPTH, make()).map(work))
+                .spawn_scoped(scope, || parse_within(text, max_depth, make()).map(work))
                 .map_err(|_| ParseError::TooDeep)?;
             worker.join().unwrap_or(Err(ParseError::TooDeep))
         }),

@@ -30,5 +30,5 @@ pub use surrogates::{
     has_lone_surrogates, holds_stand_in, parse_with_lone_surrogates, protect_lone_surrogates,
     restore_lone_surrogates, restore_lone_surrogates_if,
 };
-pub use tape::{with_tape, Tape, Token};
-pub use utf16::utf16_units;
+pub use tape::{with_tape, with_tape_within, Tape, Token};
+pub use utf16::{push_utf16_units, string_from_units, utf16_units};

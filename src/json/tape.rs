@@ -5,7 +5,7 @@
 //! the tape is one allocation read front to back, which is what a writer that visits every
 //! value wants.
 
-use super::grammar::{with_built, Build, ParseError, Scalar};
+use super::grammar::{with_built_within, Build, ParseError, Scalar, MAX_DEPTH};
 use super::{JsonKey, JsonStr};
 
 /// One token of a [`Tape`]. An object's members follow its token as a key (a `String` token)
@@ -38,9 +38,19 @@ pub fn with_tape<R: Send>(
     text: &str,
     work: impl FnOnce(Tape<'_>) -> R + Send,
 ) -> Result<R, ParseError> {
+    with_tape_within(text, MAX_DEPTH, work)
+}
+
+/// [`with_tape`] for a document nested at most `max_depth` levels.
+pub fn with_tape_within<R: Send>(
+    text: &str,
+    max_depth: usize,
+    work: impl FnOnce(Tape<'_>) -> R + Send,
+) -> Result<R, ParseError> {
     // About one token per eight bytes of compact JSON; the list grows if it needs more.
-    with_built(
+    with_built_within(
         text,
+        max_depth,
         || TapeBuilder::with_capacity(text.len() / 8 + 1),
         work,
     )
