@@ -296,6 +296,18 @@ test('a schema object reused unchanged gets its validator without being written 
   assert.equal(compileSchema(JSON.parse(JSON.stringify(schema)), 'output'), compileSchema(schema, 'output'));
 });
 
+test('a boxed primitive in a reused schema is its primitive, as JSON.stringify writes it', () => {
+  const schema = { type: 'object', properties: { n: {} } };
+  const accepts = () => compileSchema(schema, 'output').validate({ n: 3 }).valid;
+  // Three calls: the text, then its shape, then the shape reused.
+  for (let i = 0; i < 3; i++) assert.equal(accepts(), true);
+  // An empty object's keys, but `false` as text: a schema no value passes.
+  schema.properties.n = new Boolean(false);
+  for (let i = 0; i < 3; i++) assert.equal(accepts(), false, `boxed, call ${i}`);
+  schema.properties.n = new Number(5);
+  assert.throws(() => compileSchema(schema, 'output'), { code: 'schema-compile-failed' });
+});
+
 test('a schema reused unchanged is read as JSON.stringify reads it: each getter once a call', () => {
   let reads = 0;
   const schema = {

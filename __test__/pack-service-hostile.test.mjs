@@ -101,6 +101,8 @@ const modules = {
 modules['cycle-unjudged.mjs'] = modules['cycle.mjs'];
 modules['proxy-unjudged.mjs'] = modules['proxy.mjs'];
 const NO_FAST_PATH = { type: 'object', unevaluatedProperties: true };
+modules['marker-input.mjs'] = modules['echo.mjs'];
+const inputs = { 'marker-input.mjs': { type: 'object', required: ['a'], properties: { a: { type: 'object' } } } };
 const outputs = {
   'cycle-unjudged.mjs': NO_FAST_PATH,
   'proxy-unjudged.mjs': NO_FAST_PATH,
@@ -113,7 +115,7 @@ const index = {
   packId: 'hostile',
   packVersion: '1',
   artifactVersion: 'a',
-  tools: Object.keys(modules).map((m) => ({ id: m.replace('.mjs', ''), modulePath: m, input: { type: 'object' }, output: outputs[m] ?? { type: 'object' } })),
+  tools: Object.keys(modules).map((m) => ({ id: m.replace('.mjs', ''), modulePath: m, input: inputs[m] ?? { type: 'object' }, output: outputs[m] ?? { type: 'object' } })),
   guardrails: [],
   agents: [],
   flows: [],
@@ -162,6 +164,19 @@ function raw(port, bytes, ms = 500, end = undefined) {
     setTimeout(() => socket.destroy(), ms);
   });
 }
+
+test("a request's `\\u0000js` member is an ordinary member, as Ajv reads it", async () => {
+  const { service, post } = await start();
+  try {
+    for (const tag of ['undefined', 'NaN']) {
+      const input = { a: { '\u0000js': tag } };
+      const answer = await post(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'marker-input' }, input, ctx }));
+      assert.equal(answer.text, JSON.stringify({ v: 2, kind: 'result', output: input }), tag);
+    }
+  } finally {
+    await service.stop();
+  }
+});
 
 test('handlers that throw, reject or return what JSON cannot hold get protocol answers', async () => {
   const { service, post } = await start();

@@ -1,5 +1,6 @@
 // JSON Schema validation with Ajv's answers (see validate.d.ts). Compiling and validating run
 // in Rust; values cross as JSON text.
+import { types } from 'node:util';
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
 import { fastAnswer, fastValidator } from './validate-fast.js';
@@ -59,6 +60,9 @@ function unchangedSince(value, shape) {
 function sameAs(value, shape) {
   if (typeof shape !== 'object' || shape === null) return value === shape;
   if (typeof value !== 'object' || value === null || typeof value.toJSON === 'function') return false;
+  // JSON.stringify writes a boxed primitive (or a raw JSON object) as what it holds, not as an
+  // object with its keys.
+  if (types.isBoxedPrimitive(value) || JSON.isRawJSON?.(value)) return false;
   if (shape instanceof ArrayShape) {
     if (!Array.isArray(value)) return false;
     const items = shape.items;

@@ -270,7 +270,9 @@ export function createPackService(options) {
       try {
         text = JSON.stringify({ v: 2, kind: 'result', output });
       } catch (cause) {
-        // A BigInt the schema lets through: the service's 500, the call recorded as `ok`.
+        // What JSON.stringify refuses where the schema let it through (a BigInt, a cycle, a
+        // toJSON, getter or Proxy trap that throws, a value too deep): the service's 500, the
+        // call recorded as `ok`, as in TypeScript.
         service.settle(id, '', 'ok', false, describeCause(cause));
         return;
       }

@@ -1,9 +1,10 @@
 //! The value being validated, as the validator reads it: `serde_json` values (what the JS
 //! layer hands over as JSON text, marked) or the borrowed tree the pack service reads a
 //! request body into (`json::Borrowed`), which costs no allocation per string or key.
-//! The validator is written once over this trait; both forms answer the same.
+//! The validator is written once over this trait; both forms answer the same, except that
+//! only the JS layer's values carry markers (`value::MARKER_KEY`).
 
-use super::value::{self, MARKER_KEY};
+use super::value;
 use crate::js::for_in_order;
 use crate::json::{member, member_mut, Borrowed};
 use serde_json::Value;
@@ -128,13 +129,10 @@ impl Instance for Value {
 }
 
 impl Instance for Borrowed<'_> {
+    /// None: only the JS layer writes markers, and a request body is the caller's JSON, in
+    /// which a `"\u0000js"` member is a member like any other (as Ajv reads it).
     fn marker(&self) -> Option<&str> {
-        match self {
-            Borrowed::Object(members) if !members.is_empty() && members.len() <= 2 => {
-                self.get(MARKER_KEY)?.as_str()
-            }
-            _ => None,
-        }
+        None
     }
 
     fn is_null(&self) -> bool {
@@ -255,5 +253,32 @@ impl Instance for Borrowed<'_> {
             }
             _ => self == other,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse_borrowed;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_js_layer_s_values_carry_markers() {
+        let text = r#"{"\u0000js":"undefined"}"#;
+        let marked: Value = serde_json::from_str(text).unwrap_or_default();
+        assert_eq!(Instance::marker(&marked), Some("undefined"));
+        let body = parse_borrowed(text).expect("JSON");
+        assert_eq!(Instance::marker(&body), None);
+        assert!(Instance::is_object(&body));
+    }
+
+    #[test]
+    fn both_forms_compare_as_fast_deep_equal() {
+        let body = parse_borrowed(r#"{"b":[1,2.0,{"c":null}],"a":"x"}"#).expect("JSON");
+        assert!(body.equals(&json!({"a": "x", "b": [1.0, 2, {"c": null}]})));
+        assert!(!body.equals(&json!({"a": "x", "b": [1, 2]})));
+        let same = parse_borrowed(r#"{"a":"x","b":[1.0,2,{"c":null}]}"#).expect("JSON");
+        assert!(body.same_as(&same));
+        assert_eq!(body.for_in_keys(), ["b", "a"]);
     }
 }
