@@ -148,19 +148,34 @@ export function fastValidator(nativeValidator) {
   return validate;
 }
 
-/**
- * The answer of `validate` for `value`, or `undefined` where the native validator must give
- * it. `input`: the input side, whose valid value comes back as what `structuredClone` makes of
- * it with the defaults filled in (the caller's value is never changed).
- */
-export function fastAnswer(validate, value, input) {
+/** `validate`'s answer for a value as given: `{ valid: true, value }`, or `undefined`. */
+const JUDGE_SOURCE = `return function judge(value) {
   try {
-    if (!input) return validate(value) ? { valid: true, value } : undefined;
+    return validate(value) ? { valid: true, value } : undefined;
+  } catch {
+    return undefined;
+  }
+};`;
+
+/** `validate`'s answer for a copy of the value, made as `structuredClone` makes it. */
+const JUDGE_COPY_SOURCE = `return function judgeCopy(value) {
+  try {
     const copy = plainClone(value);
     return validate(copy) ? { valid: true, value: copy } : undefined;
   } catch {
     return undefined;
   }
+};`;
+
+/**
+ * The answer of `validate` for a value, or `undefined` where the native validator must give
+ * it: on the value itself, or with `copy`, on what `structuredClone` makes of it (the input
+ * side: the defaults go into the copy, and the caller's value is never changed). Each schema
+ * gets functions of its own (V8 keeps feedback per function), so the call to its `validate`
+ * stays monomorphic and optimizes as soon as a call to one of Ajv's functions does.
+ */
+export function fastJudge(validate, copy) {
+  return new Function('validate', 'plainClone', copy ? JUDGE_COPY_SOURCE : JUDGE_SOURCE)(validate, plainClone);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { types } from 'node:util';
 import { describe, invalidArgument, jsonText, nativeError } from './errors.js';
 import { native } from './native.js';
-import { fastAnswer, fastValidator } from './validate-fast.js';
+import { fastJudge, fastValidator } from './validate-fast.js';
 
 /**
  * Validators by side and schema text, as TypeScript keys them: a schema edited in place is a
@@ -290,26 +290,38 @@ const HAS_FAST = Symbol('has fast');
 
 class Validator {
   #native;
-  #input;
-  #fast;
+  /** The fast path's answers on the value as given and on a copy (see fastJudge). */
+  #judge;
+  #judgeCopy;
+  /** The one `validate` answers with first: `#judgeCopy` on the input side. */
+  #first;
 
   constructor(nativeValidator, side) {
     this.#native = nativeValidator;
-    this.#input = side === 'input';
-    this.#fast = fastValidator(nativeValidator);
+    const fast = fastValidator(nativeValidator);
+    if (fast !== undefined) {
+      this.#judgeCopy = fastJudge(fast, true);
+      this.#judge = side === 'input' ? this.#judgeCopy : fastJudge(fast, false);
+      this.#first = side === 'input' ? this.#judgeCopy : this.#judge;
+    }
   }
 
   get [HAS_FAST]() {
-    return this.#fast !== undefined;
+    return this.#judge !== undefined;
   }
 
   [FAST](value, cloned) {
-    if (this.#fast === undefined) return undefined;
-    return fastAnswer(this.#fast, value, cloned || this.#input);
+    if (this.#judge === undefined) return undefined;
+    return cloned ? this.#judgeCopy(value) : this.#judge(value);
   }
 
   validate(value) {
-    const result = validateReading(this, value);
+    const first = this.#first;
+    if (first !== undefined) {
+      const fast = first(value);
+      if (fast !== undefined) return fast;
+    }
+    const result = nativeReading(this, value, false);
     // Ajv's code read a member whose getter throws: Ajv's validate throws the same.
     if (result.threw) throw result.cause;
     return result;
