@@ -35,7 +35,7 @@ pub fn time_service_input(schema_json: String, body: String, calls: u32) -> Resu
     for _ in 0..calls {
         let protected = protect_lone_surrogates(&body);
         let mut message = parse_borrowed(&protected)
-            .map_err(|e| refused(format!("The body is not JSON: {e:?}")))?;
+            .map_err(|e| refused(format!("The body is not JSON: {e}")))?;
         if let Ok(Err(error)) = parse_pack_request(&message) {
             return Err(refused(error.message).into());
         }

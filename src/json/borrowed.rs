@@ -39,6 +39,20 @@ pub enum BorrowedError {
     LoneSurrogate,
 }
 
+impl std::fmt::Display for BorrowedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BorrowedError::Syntax(error) => error.fmt(f),
+            BorrowedError::NumberOutOfRange => f.write_str("a number beyond the double range"),
+            BorrowedError::LoneSurrogate => {
+                f.write_str("a string escape with an unpaired surrogate")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BorrowedError {}
+
 /// Parses `text` as `serde_json::from_str::<Value>` would, borrowing its strings.
 pub fn parse_borrowed(text: &str) -> Result<Borrowed<'_>, BorrowedError> {
     let builder = BorrowedBuilder {
@@ -332,6 +346,23 @@ mod tests {
         assert!(ours(&nested(SERDE_DEPTH)).is_some());
         assert!(serde(&nested(SERDE_DEPTH + 1)).is_none());
         assert!(ours(&nested(SERDE_DEPTH + 1)).is_none());
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        let why = |text: &str| parse_borrowed(text).err().map(|e| e.to_string());
+        assert_eq!(
+            why("[1e400]").as_deref(),
+            Some("a number beyond the double range")
+        );
+        assert_eq!(
+            why(r#""\udc00""#).as_deref(),
+            Some("a string escape with an unpaired surrogate")
+        );
+        assert_eq!(
+            why("[1,]").as_deref(),
+            Some("not valid JSON: expected a value at byte 3")
+        );
     }
 
     #[test]
