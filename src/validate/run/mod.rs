@@ -156,6 +156,22 @@ struct Run<'p> {
     last_call: (PropsVariable, ItemsVariable),
 }
 
+/// Writes `index` in decimal (`write!` goes through the formatting machinery, once an item).
+fn push_index(out: &mut String, index: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = index;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
 fn is_type<J: Instance>(value: Option<&J>, t: DataType) -> bool {
     let Some(value) = value else { return false };
     // A marked JavaScript value (undefined, NaN, a BigInt, …) is of no JSON type (with
@@ -440,7 +456,7 @@ impl<'p> Run<'p> {
     ) -> bool {
         let len = inst.len();
         inst.push('/');
-        if segment.contains(['~', '/']) {
+        if segment.bytes().any(|b| b == b'~' || b == b'/') {
             inst.push_str(&escape_pointer(segment));
         } else {
             inst.push_str(segment);
@@ -456,9 +472,9 @@ impl<'p> Run<'p> {
         inst: &mut String,
         index: usize,
     ) -> bool {
-        use std::fmt::Write;
         let len = inst.len();
-        let _ = write!(inst, "/{index}");
+        inst.push('/');
+        push_index(inst, index);
         self.enter_child(id, data, inst, len)
     }
 
@@ -527,6 +543,20 @@ impl<'p> Run<'p> {
             Keyword::UnevaluatedItems { .. } | Keyword::UnevaluatedProperties { .. } => {
                 self.unevaluated_keyword(keyword, data, inst, name)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_index;
+
+    #[test]
+    fn indices_are_written_in_decimal() {
+        for index in [0, 7, 10, 99, 100, 797, 65_535, usize::MAX] {
+            let mut out = String::from("/a/");
+            push_index(&mut out, index);
+            assert_eq!(out, format!("/a/{index}"));
         }
     }
 }
