@@ -129,8 +129,8 @@ function bigInput() {
 const big = bigInput();
 const bigLabel = `${Math.round(JSON.stringify(big).length / 1000)} KB, ${big.records.length} uuid strings`;
 const CASES = [
-  ['small tool input (61 B)', smallSchema, smallInput, 4000],
-  [`realistic tool input (${JSON.stringify(orderInput).length} B)`, orderSchema, orderInput, 2000],
+  ['small tool input (61 B)', smallSchema, smallInput, 20000],
+  [`realistic tool input (${JSON.stringify(orderInput).length} B)`, orderSchema, orderInput, 5000],
   [bigLabel, bigSchema, big, 20],
 ];
 
