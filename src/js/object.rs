@@ -44,27 +44,18 @@ pub fn is_object_prototype_name(name: &str) -> bool {
 /// An object's keys in `for…in` order: array-index keys ascending, then the rest in insertion
 /// order.
 pub fn for_in_keys(map: &Map<String, Value>) -> Vec<&String> {
-    let mut indexed: Vec<(u32, &String)> = map
-        .keys()
-        .filter_map(|k| array_index(k).map(|i| (i, k)))
-        .collect();
-    if indexed.is_empty() {
-        return map.keys().collect();
-    }
-    indexed.sort_by_key(|(i, _)| *i);
-    let mut keys: Vec<&String> = indexed.into_iter().map(|(_, k)| k).collect();
-    keys.extend(map.keys().filter(|k| array_index(k).is_none()));
-    keys
+    for_in_order(map.keys().collect())
 }
 
-/// [`for_in_keys`] of an object whose keys, in its order, are `keys`.
-pub fn for_in_order(keys: Vec<&str>) -> Vec<&str> {
-    if keys.iter().all(|k| array_index(k).is_none()) {
+/// The `for…in` order of an object whose keys, in its order, are `keys`.
+pub fn for_in_order<K: AsRef<str>>(keys: Vec<K>) -> Vec<K> {
+    if keys.iter().all(|k| array_index(k.as_ref()).is_none()) {
         return keys;
     }
-    let (mut indexed, named): (Vec<&str>, Vec<&str>) =
-        keys.into_iter().partition(|k| array_index(k).is_some());
-    indexed.sort_by_key(|k| array_index(k));
+    let (mut indexed, named): (Vec<K>, Vec<K>) = keys
+        .into_iter()
+        .partition(|k| array_index(k.as_ref()).is_some());
+    indexed.sort_by_key(|k| array_index(k.as_ref()));
     indexed.extend(named);
     indexed
 }

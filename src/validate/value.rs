@@ -34,12 +34,7 @@ pub enum Lookup {
 }
 
 pub fn lookup(map: &Map<String, Value>, name: &str) -> Lookup {
-    lookup_found(member(map, name), name)
-}
-
-/// [`lookup`], given what the object holds at `name` (`member(map, name)`).
-pub fn lookup_found(found: Option<&Value>, name: &str) -> Lookup {
-    lookup_marked(found.map(marker), name)
+    lookup_marked(member(map, name).map(marker), name)
 }
 
 /// [`lookup`], given the marker tag of what the object holds at `name` (`Some(None)`: a
