@@ -290,11 +290,12 @@ const HAS_FAST = Symbol('has fast');
 
 class Validator {
   #native;
-  /** The fast path's answers on the value as given and on a copy (see fastJudge). */
+  /**
+   * The fast path's answers (see fastJudge): `#judge` on the value as given (on the input side,
+   * on a copy, as the TypeScript runner validates one), `#judgeCopy` on a copy.
+   */
   #judge;
   #judgeCopy;
-  /** The one `validate` answers with first: `#judgeCopy` on the input side. */
-  #first;
 
   constructor(nativeValidator, side) {
     this.#native = nativeValidator;
@@ -302,7 +303,6 @@ class Validator {
     if (fast !== undefined) {
       this.#judgeCopy = fastJudge(fast, true);
       this.#judge = side === 'input' ? this.#judgeCopy : fastJudge(fast, false);
-      this.#first = side === 'input' ? this.#judgeCopy : this.#judge;
     }
   }
 
@@ -316,9 +316,9 @@ class Validator {
   }
 
   validate(value) {
-    const first = this.#first;
-    if (first !== undefined) {
-      const fast = first(value);
+    const judge = this.#judge;
+    if (judge !== undefined) {
+      const fast = judge(value);
       if (fast !== undefined) return fast;
     }
     const result = nativeReading(this, value, false);
