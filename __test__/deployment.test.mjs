@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
+import { native } from '../lib/native.js';
 import { PACK_SERVICE_DRAIN_MS } from '../lib/pack-service.js';
 import { ignoreMatcher, layOutImage, parseContainerfile } from './helpers/containerfile.mjs';
 import { onLines } from './helpers/lines.mjs';
@@ -233,6 +234,16 @@ test('the Kubernetes manifests parse and agree with the Containerfile and the 8 
   assert.ok(token.valueFrom.secretKeyRef.name && token.valueFrom.secretKeyRef.key, 'the token comes from a Secret');
   assert.ok(!docs.some(({ doc }) => doc.kind === 'Secret'), 'no Secret manifest: docs/deployment.md creates it');
 
+  // A pack whose code holds the JS thread fails liveness once the stall limit passes (the
+  // manifest's value, else the service's default): it is restarted within a minute, and a
+  // readiness probe's period is longer than the 1 s after which readiness says so.
+  const stallVar = container.env.find((e) => e.name === 'KINDGI_PACK_SERVICE_STALL_MS');
+  const stallMs = Number(stallVar?.value ?? native.serviceDefaults().stallMs);
+  const live = container.livenessProbe;
+  assert.ok(stallMs > 0, 'the stall check is on');
+  assert.ok(stallMs + live.periodSeconds * live.failureThreshold * 1000 <= 60_000, 'a stuck pack is restarted within a minute');
+  assert.ok(stallMs > live.timeoutSeconds * 1000, 'the stall limit is above the probe timeout');
+  assert.ok(container.readinessProbe.periodSeconds >= 1, 'readiness is asked no more often than the stall shows');
   assert.ok(podSpec.terminationGracePeriodSeconds * 1000 > PACK_SERVICE_DRAIN_MS, 'the grace period is above the drain');
   assert.ok(kubernetesBudgetMs() >= PACK_SERVICE_DRAIN_MS + 2000, 'SIGTERM leaves the drain 2 s of margin before SIGKILL');
   for (const kind of ['requests', 'limits']) {

@@ -164,7 +164,7 @@ export function nativeLoggerParts(logger) {
 }
 
 /** Lifecycle events: always written, whatever the levels; a supervisor reads them. */
-export const PACK_SERVICE_EVENTS = Object.freeze(['listening', 'boot-failed', 'config-invalid', 'draining', 'stopped']);
+export const PACK_SERVICE_EVENTS = Object.freeze(['listening', 'boot-failed', 'config-invalid', 'draining', 'stopped', 'js-stalled', 'js-resumed']);
 
 /**
  * The pack service's logs from `KINDGI_LOG_LEVEL`, `KINDGI_LOG_LEVELS` and `KINDGI_LOG_FORMAT`

@@ -7,12 +7,12 @@
 // A supervisor's spare (its `spare` option) holds first: see `holdUntilReleased`.
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { defaultPackServiceLogs, packServiceLogs } from './log-records.js';
+import { defaultPackServiceLogs, nativeLoggerParts, packServiceLogs } from './log-records.js';
 import { native } from './native.js';
 import { loadPackIndex, versionedImport } from './pack-modules.js';
 import { startPackService } from './pack-service/boot.js';
 import { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './pack-service/config.js';
-import { createPackService } from './pack-service/service.js';
+import { createPackService, nativeServiceOf } from './pack-service/service.js';
 
 export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './pack-service/config.js';
 export { startPackService } from './pack-service/boot.js';
@@ -45,6 +45,11 @@ Environment:
   KINDGI_PACK_INDEX     The index when --index is not given.
   KINDGI_PACK_SERVICE_MAX_CONCURRENCY  How many calls may run at once (a positive
                         integer; default 32); past it a call is answered 503 overloaded.
+  KINDGI_PACK_SERVICE_STALL_MS  How long pack code may hold the JS thread before
+                        /healthz answers 503, so that a liveness probe restarts the
+                        process (milliseconds; default ${native.serviceDefaults().stallMs};
+                        0: never). /readyz and new calls answer 503 once it has been
+                        held for a second, and 200 again when it lets go.
   KINDGI_PACK_ENV_CHECK  strict (default): /readyz answers 503 while a variable the
                         pack requires is unset; warn: a warning record only.
   KINDGI_PACK_ENV_FILTER  on (default): the variables the pack does not declare are
@@ -77,12 +82,14 @@ Output:
 
 Exit codes:
   0  SIGTERM: the calls in flight drained (up to ${PACK_SERVICE_DRAIN_MS / 1000} s), then
-     stopped; or --help.
+     stopped, even when pack code never lets go of the JS thread; or --help.
   1  The configuration is invalid (a config-invalid line lists every problem) or
      the boot failed (a boot-failed line: the index, the bundle map, a missing
      module, a module that fails to load, the port).
   A SIGTERM before the listening line ends the process by the signal (status 143
   in a shell).`;
+
+const noop = () => undefined;
 
 /** The flags whose next argument is their value, never read as a flag of its own. */
 const VALUED_FLAGS = new Set(['--index', '--module-root', '--bundle-map', '--host']);
@@ -125,51 +132,27 @@ export async function main(argv = process.argv.slice(2), env = process.env) {
   }
   // Pack code never sees the token: gone from the real environment before any module loads.
   delete process.env.KINDGI_PACK_SERVICE_TOKEN;
-  // SIGTERM is listened for from before the `listening` line can be read, so one that follows
-  // the line at once (a supervisor's quick swap) drains rather than meeting the signal's default
-  // action. Before the line it is that default action, as without a listener: the process ends
-  // by the signal.
-  let serving = false;
-  let stopRequested;
-  const stopping = new Promise((resolveStop) => {
-    stopRequested = resolveStop;
+  // SIGTERM is Rust's (src/service/termination.rs), heard on a thread of its own so that pack
+  // code holding this thread cannot keep the process from ending: before the service listens
+  // it ends the process as the signal does; from just before the `listening` line it drains
+  // for up to PACK_SERVICE_DRAIN_MS, writes `draining` and `stopped`, and the process exits 0.
+  // This listener comes first so that Rust's handler is chained after Node's, and Node's is
+  // not put back over it when pack code listens too; it has nothing left to do.
+  process.on('SIGTERM', noop);
+  const termination = native.watchTermination(nativeLoggerParts(logs.log).logs, PACK_SERVICE_DRAIN_MS);
+  const started = await startPackService(config.value, logs, {
+    ...(importModule !== undefined && { importModule }),
+    serving: (service) => termination.serve(nativeServiceOf(service)),
   });
-  const onSigterm = () => {
-    if (serving) {
-      stopRequested();
-      return;
-    }
-    process.off('SIGTERM', onSigterm);
-    // PID 1 (a container's node) has no default action for SIGTERM: sent to itself, it would be
-    // ignored and the process would boot and serve until the platform's SIGKILL. It exits as a
-    // SIGTERM death reports (128 + 15).
-    if (process.pid === 1) process.exit(143);
-    process.kill(process.pid, 'SIGTERM');
-  };
-  process.on('SIGTERM', onSigterm);
-  const started = await startPackService(
-    config.value,
-    {
-      log: logs.log,
-      event(kind, message, fields) {
-        if (kind === 'listening') serving = true;
-        logs.event(kind, message, fields);
-      },
-    },
-    importModule === undefined ? undefined : { importModule },
-  );
   if (started.kind === 'err') {
-    process.off('SIGTERM', onSigterm);
+    process.off('SIGTERM', noop);
     logs.event('boot-failed', 'The pack service failed to boot', { problems: started.problems });
     return 1;
   }
-  // The listener stays through the drain: a second SIGTERM would otherwise kill the process
-  // at once (the signal's default action) and lose the calls in flight. The drain is bounded.
-  await stopping;
-  logs.event('draining', 'Draining: finishing the calls in flight');
-  await started.value.stop(PACK_SERVICE_DRAIN_MS);
-  process.off('SIGTERM', onSigterm);
-  logs.event('stopped', 'Stopped');
+  await termination.stopped();
+  // Drained and closed already: this lets go of the callbacks and timers that hold the process.
+  await started.value.stop(0);
+  process.off('SIGTERM', noop);
   return 0;
 }
 

@@ -34,6 +34,8 @@ export interface PackServiceConfig {
   /** The listen address. Absent: every interface. */
   readonly host?: string;
   readonly maxConcurrency?: number;
+  /** `KINDGI_PACK_SERVICE_STALL_MS`: see `PackServiceOptions.stallMs`. */
+  readonly stallMs?: number;
   readonly envCheck?: PackEnvCheck;
   readonly envFilter?: PackEnvFilter;
   /** `KINDGI_PACK_TENANT_ID` (protocol 2.7.0): the one tenant this service serves. */
@@ -103,7 +105,14 @@ export interface PackServiceLogger {
 }
 
 /** The lifecycle records, written whatever the levels. */
-export type PackServiceEventKind = 'listening' | 'boot-failed' | 'config-invalid' | 'draining' | 'stopped';
+export type PackServiceEventKind =
+  | 'listening'
+  | 'boot-failed'
+  | 'config-invalid'
+  | 'draining'
+  | 'stopped'
+  | 'js-stalled'
+  | 'js-resumed';
 export declare const PACK_SERVICE_EVENTS: readonly PackServiceEventKind[];
 
 /** The pack service's records: `log` for calls and `ctx.log`, `event` for the lifecycle. */
@@ -158,6 +167,12 @@ export interface PackServiceOptions {
   readonly tenantId?: string;
   /** Protocol 2.7.0: `sha256:<hex>` of the index file, reported by `/v1/info`. */
   readonly indexHash?: string;
+  /**
+   * While the service listens: how long pack code may hold the JS thread (no turn taken)
+   * before `/healthz` answers 503, in ms (0 never). Default 10000. `/readyz` and new calls
+   * answer 503 past one second whatever this is.
+   */
+  readonly stallMs?: number;
 }
 
 export interface PackService {

@@ -72,6 +72,8 @@ async fn child(
             index_hash: None,
             records: None,
             share_call_bindings: false,
+            pulse: Default::default(),
+            stall_limit: None,
         },
         Arc::new(Fake),
         Some(Arc::new(move |e| {
@@ -227,7 +229,13 @@ async fn the_tenant_reaches_a_child_pinned_to_one() {
 
     // Through the front: the caller's header is passed on.
     let (_, serving) = tokio::sync::watch::channel(Some(port));
-    let front = Arc::new(Front::new(TOKEN.into(), serving, Arc::default(), 1 << 20));
+    let front = Arc::new(Front::new(
+        TOKEN.into(),
+        serving,
+        Arc::default(),
+        1 << 20,
+        Box::new(|| false),
+    ));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");
@@ -270,7 +278,13 @@ async fn the_tenant_reaches_a_child_pinned_to_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_front_answers_probes_and_forwards_to_the_serving_child() {
     let (serve_port, serving) = tokio::sync::watch::channel(None);
-    let front = Arc::new(Front::new(TOKEN.into(), serving, Arc::default(), 1024));
+    let front = Arc::new(Front::new(
+        TOKEN.into(),
+        serving,
+        Arc::default(),
+        1024,
+        Box::new(|| false),
+    ));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");
@@ -475,7 +489,13 @@ async fn connections_kept_to_a_child_that_stops_serving_are_closed_without_waiti
     let (old, opened, closed) = raw_child_counting_closes(None, Duration::ZERO).await;
     let (new, _, _) = raw_child_counting_closes(None, Duration::ZERO).await;
     let (serve, serving) = tokio::sync::watch::channel(Some(old));
-    let front = Front::new(TOKEN.into(), serving, Arc::default(), 1024);
+    let front = Front::new(
+        TOKEN.into(),
+        serving,
+        Arc::default(),
+        1024,
+        Box::new(|| false),
+    );
     let call = info();
     let outcomes = tokio::join!(
         front.forward(&call),
@@ -912,7 +932,13 @@ async fn an_answer_that_comes_before_the_request_is_written_is_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_front_writes_the_reason_node_writes_for_a_status() {
     let (serve_port, serving) = tokio::sync::watch::channel(None);
-    let front = Arc::new(Front::new(TOKEN.into(), serving, Arc::default(), 1024));
+    let front = Arc::new(Front::new(
+        TOKEN.into(),
+        serving,
+        Arc::default(),
+        1024,
+        Box::new(|| false),
+    ));
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let served = serve_handler(front, listener, Duration::from_secs(30)).expect("serve");

@@ -83,6 +83,7 @@ export async function startPackService(config, logs = defaultPackServiceLogs(), 
       resolveModule,
       token: config.token,
       ...(config.maxConcurrency !== undefined && { maxConcurrency: config.maxConcurrency }),
+      ...(config.stallMs !== undefined && { stallMs: config.stallMs }),
       ...(config.envCheck !== undefined && { envCheck: config.envCheck }),
       ...(config.tenantId !== undefined && { tenantId: config.tenantId }),
       indexHash: indexHash(bytes),
@@ -107,6 +108,8 @@ export async function startPackService(config, logs = defaultPackServiceLogs(), 
     await service.stop(0);
     return failed([describeCause(cause)]);
   }
+  // The process's SIGTERM drains the service from here, before the line a supervisor waits for.
+  options?.serving?.(service);
   const listening = { port: bound, packId: index.packId, artifactVersion: index.artifactVersion };
   legacy?.({ kind: 'listening', ...listening });
   records?.event('listening', `Listening on port ${bound}`, listening);

@@ -79,11 +79,13 @@ export function readPackServiceConfig(argv, env) {
   const indexPath = resolve((indexAt >= 0 ? argv[indexAt + 1] : undefined) ?? stringVariable(env, 'KINDGI_PACK_INDEX') ?? '/app/index.json');
   const port = env.PORT ?? undefined;
   const concurrency = env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
+  const stallMs = env.KINDGI_PACK_SERVICE_STALL_MS;
   const read = native.readPackServiceSettings(argv, {
     token: stringVariable(env, 'KINDGI_PACK_SERVICE_TOKEN'),
     port: port === undefined ? undefined : numberVariable(port, 'PORT'),
     portShown: port === undefined || typeof port === 'string' ? undefined : portShown(port),
     maxConcurrency: concurrency === undefined ? undefined : numberVariable(concurrency, 'KINDGI_PACK_SERVICE_MAX_CONCURRENCY'),
+    stallMs: stallMs === undefined ? undefined : numberVariable(stallMs, 'KINDGI_PACK_SERVICE_STALL_MS'),
     envCheck: text(env.KINDGI_PACK_ENV_CHECK),
     envCheckShown: settingShown(env.KINDGI_PACK_ENV_CHECK, 'KINDGI_PACK_ENV_CHECK'),
     envFilter: text(env.KINDGI_PACK_ENV_FILTER),
@@ -107,6 +109,7 @@ export function readPackServiceConfig(argv, env) {
       port: read.port,
       ...(read.host !== undefined && { host: read.host }),
       ...(read.maxConcurrency !== undefined && { maxConcurrency: read.maxConcurrency }),
+      ...(read.stallMs !== undefined && { stallMs: read.stallMs }),
       envCheck: read.envCheck,
       envFilter: read.envFilter,
       ...(tenantId !== undefined && { tenantId }),

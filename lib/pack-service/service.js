@@ -19,7 +19,16 @@ const {
   maxConcurrency: DEFAULT_MAX_CONCURRENCY,
   maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
   defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+  stallMs: DEFAULT_STALL_MS,
 } = native.serviceDefaults();
+
+/** Each service's native object, for the process's SIGTERM (`nativeServiceOf`). */
+const natives = new WeakMap();
+
+/** The native object behind a service `createPackService` made. */
+export function nativeServiceOf(service) {
+  return natives.get(service);
+}
 
 const noop = () => undefined;
 
@@ -445,6 +454,7 @@ export function createPackService(options) {
       reportEvents: options.logger !== undefined || jsLog !== undefined,
       shareCallBindings: nativeLog !== undefined || jsLog !== undefined,
       ...(nativeLog !== undefined && { logBindings: nativeLog.bindingsJson }),
+      stallMs: limit(options.stallMs, 'options.stallMs', DEFAULT_STALL_MS),
     },
     ...weakCallbacks(callbacks, 'dispatch', 'event'),
     nativeLog?.logs,
@@ -511,7 +521,7 @@ export function createPackService(options) {
   const handle = nodeHandler(service);
   let listening;
 
-  return {
+  const api = {
     handle,
     prewarm,
     async drain(graceMs) {
@@ -552,4 +562,6 @@ export function createPackService(options) {
       }
     },
   };
+  natives.set(api, service);
+  return api;
 }

@@ -16,6 +16,7 @@ mod protocol;
 mod runner_messages;
 mod service;
 mod supervisor;
+mod termination;
 mod validate;
 
 // mimalloc's `mi_option_e` position for `arena_eager_commit` (include/mimalloc.h of the v3

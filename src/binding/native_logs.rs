@@ -48,6 +48,11 @@ impl NativeLogs {
     pub fn logger(&self, bindings: &str) -> Logger {
         self.root.child(members_of_json(bindings).0)
     }
+
+    /// Where lifecycle records go: subsystem `pack`, no other bindings.
+    pub fn lifecycle_logger(&self) -> Logger {
+        self.logger(r#"{"subsystem":"pack"}"#)
+    }
 }
 
 /// A level's name and its rank, for `lib/log-records.js`'s `RANK`.
@@ -150,13 +155,10 @@ impl NativeLogs {
         message: String,
         fields: Option<String>,
     ) -> Option<Vec<String>> {
-        let level = Level::of_lifecycle_event(&kind);
-        let (mut fields, lone) = fields.as_deref().map(members_of_json).unwrap_or_default();
-        fields.insert("event".into(), kind.clone().into());
-        fields.insert("kind".into(), kind.into());
-        let logger = restoring(self.logger(r#"{"subsystem":"pack"}"#).unfiltered(), lone);
+        let (fields, lone) = fields.as_deref().map(members_of_json).unwrap_or_default();
+        let logger = restoring(self.lifecycle_logger(), lone);
         capture(|| {
-            logger.log_kept(level, &message, fields, &[]);
+            logger.lifecycle(&kind, &message, fields);
             // The process may go on to exit: the line is out first, unless stderr's reader
             // is too far behind (`FLUSH_WAIT`).
             logger.flush();

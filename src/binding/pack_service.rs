@@ -24,12 +24,13 @@ use crate::service::core::{
 use crate::service::event_json::event_json;
 use crate::service::http::Reply;
 use crate::service::js_options::{concurrency_cap, default_deadline_ms};
+use crate::service::js_pulse::{self, JsPulse, DEFAULT_STALL_MS};
 use crate::service::listen::{listen, ListenError};
 use crate::service::node_answer::{content_length, NodeAnswer};
 use crate::service::pending_calls::{
     ended_before_start, stopped, unsettled, PendingCalls, WARM_UP_ID,
 };
-use crate::service::server::{serve, Listening};
+use crate::service::server::{serve, SharedListening};
 use crate::service::start_gate::{Start, StartGate};
 use crate::service::tickets::{Ticket, Tickets};
 use crate::service::timer_floor::{self, TimerFloor};
@@ -51,6 +52,8 @@ type DispatchArgs = FnArgs<(u32, u32, String, String, String, DispatchTarget)>;
 /// `overloaded` here). Decided on the JS thread, as the argument is made (see `StartGate`).
 pub struct DispatchTarget {
     word: &'static str,
+    /// Counts the JS thread's turn as it takes this from the queue.
+    pulse: Arc<JsPulse>,
     /// The call's gate, its id and its runner; none for the warm-up, which always runs.
     call: Option<(Arc<StartGate>, u32, Arc<JsRunner>)>,
     /// An aborted call's gate: its place under the cap is given back as the JS thread takes
@@ -63,6 +66,7 @@ impl ToNapiValue for DispatchTarget {
         env: napi::sys::napi_env,
         target: Self,
     ) -> napi::Result<napi::sys::napi_value> {
+        target.pulse.turn();
         // Given back here, on the JS thread, just before JS hears of the abort.
         if let Some(gate) = &target.aborted {
             drop(gate.take_place());
@@ -97,6 +101,7 @@ struct JsFunctions {
 struct JsRunner {
     functions: Mutex<Option<Arc<JsFunctions>>>,
     calls: PendingCalls,
+    pulse: Arc<JsPulse>,
 }
 
 impl JsRunner {
@@ -107,6 +112,34 @@ impl JsRunner {
 
     fn functions(&self) -> Option<Arc<JsFunctions>> {
         self.functions.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// Asks the JS thread for a turn (a `skip` it ignores); false when it cannot be queued.
+    fn ping(&self) -> bool {
+        self.functions().is_some_and(|functions| {
+            functions.dispatch.call(
+                (
+                    0,
+                    0,
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    self.target("skip"),
+                )
+                    .into(),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            ) == Status::Ok
+        })
+    }
+
+    /// A dispatch target that starts no call.
+    fn target(&self, word: &'static str) -> DispatchTarget {
+        DispatchTarget {
+            word,
+            pulse: Arc::clone(&self.pulse),
+            call: None,
+            aborted: None,
+        }
     }
 
     fn release(&self) {
@@ -127,9 +160,8 @@ impl JsRunner {
                     String::new(),
                     String::new(),
                     DispatchTarget {
-                        word: "abort",
-                        call: None,
                         aborted: Some(gate),
+                        ..self.target("abort")
                     },
                 )
                     .into(),
@@ -185,9 +217,8 @@ impl Runner for Arc<JsRunner> {
             // passes must leave the place to that abort.
             start.place_goes_with_abort();
             let dispatched = DispatchTarget {
-                word,
                 call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
-                aborted: None,
+                ..runner.target(word)
             };
             // Until the JS thread reaches it, its body counts against the queue's budget.
             start.queue(body.len());
@@ -262,6 +293,8 @@ pub struct ServiceDefaultsJs {
     pub max_concurrency: u32,
     pub max_body_bytes: u32,
     pub default_timeout_ms: u32,
+    /// `KINDGI_PACK_SERVICE_STALL_MS`'s default.
+    pub stall_ms: u32,
 }
 
 #[napi(js_name = "serviceDefaults")]
@@ -272,6 +305,7 @@ pub fn service_defaults() -> ServiceDefaultsJs {
         max_concurrency: small(DEFAULT_MAX_CONCURRENCY as u64),
         max_body_bytes: small(DEFAULT_MAX_BODY_BYTES as u64),
         default_timeout_ms: small(DEFAULT_TIMEOUT_MS),
+        stall_ms: small(DEFAULT_STALL_MS),
     }
 }
 
@@ -294,6 +328,9 @@ pub struct NativePackServiceOptions {
     pub share_call_bindings: bool,
     /// With `logs`: the bindings of the service's logger, as JSON text.
     pub log_bindings: Option<String>,
+    /// How long the JS thread may take no turn before `/healthz` answers 503 (0: never;
+    /// absent: `DEFAULT_STALL_MS`).
+    pub stall_ms: Option<f64>,
 }
 
 /// One module prewarm imports: the catalog's distinct tools, then its distinct checks.
@@ -447,7 +484,9 @@ pub fn node_failure_answer(body: String) -> ReplyJs {
 pub struct NativePackService {
     service: Arc<PackService>,
     runner: Arc<JsRunner>,
-    listening: tokio::sync::Mutex<Option<Listening>>,
+    listening: SharedListening,
+    /// The JS thread's watch, while listening.
+    watching: Mutex<Option<tokio::task::AbortHandle>>,
     /// Admitted node:http calls waiting for their bodies.
     tickets: Tickets<Admitted>,
     /// Calls through `handle` run on napi's runtime without an accept loop's floor: held until
@@ -473,9 +512,11 @@ pub fn create_native_pack_service(
         .map_err(|problems| invalid(problems.join("\n")))?;
     let env_check: PackEnvCheck =
         parse_pack_env_check(Some(&options.env_check)).map_err(invalid)?;
+    let pulse = Arc::new(JsPulse::default());
     let runner = Arc::new(JsRunner {
         functions: Mutex::new(Some(Arc::new(JsFunctions { dispatch, events }))),
         calls: PendingCalls::default(),
+        pulse: Arc::clone(&pulse),
     });
     let sink = Arc::clone(&runner);
     let service = PackService::new(
@@ -491,6 +532,8 @@ pub fn create_native_pack_service(
             index_hash: options.index_hash,
             records: logs.map(|logs| logs.logger(options.log_bindings.as_deref().unwrap_or("{}"))),
             share_call_bindings: options.share_call_bindings,
+            pulse,
+            stall_limit: stall_limit(options.stall_ms),
         },
         Arc::new(Arc::clone(&runner)),
         options
@@ -500,7 +543,8 @@ pub fn create_native_pack_service(
     Ok(NativePackService {
         service: Arc::new(service),
         runner,
-        listening: tokio::sync::Mutex::new(None),
+        listening: SharedListening::default(),
+        watching: Mutex::new(None),
         tickets: Tickets::default(),
         timer_floor: Mutex::new(napi::bindgen_prelude::within_runtime_if_available(|| {
             let runtime = tokio::runtime::Handle::try_current().ok()?;
@@ -514,6 +558,36 @@ impl NativePackService {
     fn finish(&self, id: u32, settled: Settled) -> bool {
         self.runner.finish(id, settled)
     }
+
+    /// Starts watching the JS thread (called in the runtime, as the service starts listening).
+    fn watch_js(&self) {
+        let runner = Arc::downgrade(&self.runner);
+        let watch = js_pulse::watch(
+            Arc::clone(self.service.pulse()),
+            self.service.records().cloned(),
+            move || runner.upgrade().is_some_and(|runner| runner.ping()),
+        );
+        let handle = tokio::spawn(watch).abort_handle();
+        if let Ok(mut watching) = self.watching.lock() {
+            if let Some(earlier) = watching.replace(handle) {
+                earlier.abort();
+            }
+        }
+    }
+
+    pub(crate) fn core(&self) -> &Arc<PackService> {
+        &self.service
+    }
+
+    pub(crate) fn listening(&self) -> &SharedListening {
+        &self.listening
+    }
+}
+
+/// The stall limit from the JS option: absent is the default, 0 (or less) never.
+fn stall_limit(ms: Option<f64>) -> Option<Duration> {
+    let ms = ms.unwrap_or(DEFAULT_STALL_MS as f64);
+    (ms > 0.0).then(|| Duration::from_millis(ms as u64))
 }
 
 #[napi]
@@ -702,11 +776,7 @@ impl NativePackService {
                 request,
                 String::new(),
                 String::new(),
-                DispatchTarget {
-                    word: "warm",
-                    call: None,
-                    aborted: None,
-                },
+                self.runner.target("warm"),
             )
                 .into(),
             ThreadsafeFunctionCallMode::NonBlocking,
@@ -748,6 +818,7 @@ impl NativePackService {
             Ok(started) => {
                 let port = started.local_addr().port();
                 *listening = Some(started);
+                self.watch_js();
                 ListenOutcome::bound(port)
             }
             Err(error) => {
@@ -784,6 +855,9 @@ impl NativePackService {
         }
         if let Ok(mut floor) = self.timer_floor.lock() {
             floor.take();
+        }
+        if let Some(watching) = self.watching.lock().ok().and_then(|mut w| w.take()) {
+            watching.abort();
         }
         self.runner.release();
     }

@@ -15,6 +15,7 @@ pub struct ServiceSettingsJs {
     pub token: Option<String>,
     pub port: Option<u32>,
     pub max_concurrency: Option<f64>,
+    pub stall_ms: Option<f64>,
     pub env_check: Option<String>,
     pub env_filter: Option<String>,
 }
@@ -26,6 +27,7 @@ pub struct ServiceEnvJs {
     pub port: Option<String>,
     pub port_shown: Option<String>,
     pub max_concurrency: Option<String>,
+    pub stall_ms: Option<String>,
     pub env_check: Option<String>,
     pub env_check_shown: Option<String>,
     pub env_filter: Option<String>,
@@ -41,6 +43,7 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
         port: env.port,
         port_shown: env.port_shown,
         max_concurrency: env.max_concurrency,
+        stall_ms: env.stall_ms,
         env_check: env.env_check,
         env_check_shown: env.env_check_shown,
         env_filter: env.env_filter,
@@ -54,6 +57,7 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
         token: None,
         port: None,
         max_concurrency: None,
+        stall_ms: None,
         env_check: None,
         env_filter: None,
     };
@@ -64,6 +68,7 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
             out.token = Some(settings.token);
             out.port = Some(u32::from(settings.port));
             out.max_concurrency = settings.max_concurrency;
+            out.stall_ms = settings.stall_ms;
             out.env_check = Some(settings.env_check.as_str().to_owned());
             out.env_filter = Some(settings.env_filter.as_str().to_owned());
         }

@@ -280,11 +280,13 @@ pub fn create_native_supervisor(
         launcher,
         sink,
     );
+    let serving = Arc::downgrade(&lifecycle);
     let front = Arc::new(Front::new(
         options.token,
         lifecycle.serving(),
         lifecycle.calls(),
         options.max_body_bytes as usize,
+        Box::new(move || serving.upgrade().is_some_and(|l| l.serving_is_stalled())),
     ));
     NativeSupervisor {
         lifecycle,

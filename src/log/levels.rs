@@ -49,6 +49,7 @@ impl Level {
     pub fn of_lifecycle_event(event: &str) -> Level {
         match event {
             "boot-failed" | "config-invalid" => Level::Error,
+            "js-stalled" => Level::Warn,
             _ => Level::Info,
         }
     }
@@ -174,6 +175,8 @@ mod tests {
         assert_eq!(Level::of_lifecycle_event("config-invalid"), Level::Error);
         assert_eq!(Level::of_lifecycle_event("listening"), Level::Info);
         assert_eq!(Level::of_lifecycle_event("missing-env"), Level::Info);
+        assert_eq!(Level::of_lifecycle_event("js-stalled"), Level::Warn);
+        assert_eq!(Level::of_lifecycle_event("js-resumed"), Level::Info);
     }
 
     #[test]

@@ -83,6 +83,15 @@ impl Logger {
         }
     }
 
+    /// Writes a lifecycle record whatever the levels: `event` and `kind` name it, after
+    /// `fields`. A supervisor reads these (`supervisor::lines`).
+    pub fn lifecycle(&self, kind: &str, message: &str, mut fields: Map<String, Value>) {
+        fields.insert("event".into(), kind.into());
+        fields.insert("kind".into(), kind.into());
+        self.unfiltered()
+            .log_kept(Level::of_lifecycle_event(kind), message, fields, &[]);
+    }
+
     /// This logger (same settings and bindings) writing its lines through `wrap(sink)`.
     pub fn with_sink(&self, wrap: impl FnOnce(Sink) -> Sink) -> Logger {
         let shared = Arc::new(Shared {

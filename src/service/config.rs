@@ -15,6 +15,9 @@ use serde_json::Value;
 
 pub const PACK_SERVICE_TOKEN_VAR: &str = "KINDGI_PACK_SERVICE_TOKEN";
 
+/// How long pack code may hold the JS thread before `/healthz` answers 503 (`js_pulse`).
+pub const STALL_MS_VAR: &str = "KINDGI_PACK_SERVICE_STALL_MS";
+
 /// The raw inputs: argument values (`None` when the flag is absent or last) and variables.
 ///
 /// A variable that is not a string is read in JS as TypeScript reads it: `port` and
@@ -28,6 +31,8 @@ pub struct RawConfig {
     pub port: Option<String>,
     pub port_shown: Option<String>,
     pub max_concurrency: Option<String>,
+    /// `KINDGI_PACK_SERVICE_STALL_MS`.
+    pub stall_ms: Option<String>,
     pub env_check: Option<String>,
     pub env_check_shown: Option<String>,
     pub env_filter: Option<String>,
@@ -43,6 +48,8 @@ pub struct ServiceSettings {
     pub token: String,
     pub port: u16,
     pub max_concurrency: Option<f64>,
+    /// How long pack code may hold the JS thread before `/healthz` answers 503 (0: never).
+    pub stall_ms: Option<f64>,
     pub env_check: PackEnvCheck,
     pub env_filter: PackEnvFilter,
 }
@@ -124,6 +131,12 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
     if max_concurrency.is_some_and(|n| !is_integer(n) || n < 1.0) {
         problems.push("KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer".to_owned());
     }
+    let stall_ms = raw.stall_ms.as_deref().map(js_number);
+    if stall_ms.is_some_and(|n| !is_integer(n) || n < 0.0) {
+        problems.push(format!(
+            "{STALL_MS_VAR} must be a whole number of milliseconds from 0 up (0 turns the check off)"
+        ));
+    }
     // A variable that is not a string is refused whatever its text: TypeScript compares with `===`.
     let env_check = match &raw.env_check_shown {
         Some(shown) => Err(env_check_refusal(shown)),
@@ -146,6 +159,7 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
                 port: port.abs() as u16,
                 // Concurrency beyond u32 is as good as unlimited.
                 max_concurrency,
+                stall_ms,
                 env_check,
                 env_filter,
             })
@@ -166,6 +180,26 @@ mod tests {
         for bad in ["a\u{0}b", "a\u{7f}", "a\rb", "tenant\u{100}", "\u{fffd}"] {
             assert_eq!(parse_pinned_tenant(bad), Err(TENANT_RULE), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_stall_limit_is_a_whole_number_of_milliseconds_from_0_up() {
+        let with = |value: &str| {
+            read_settings(&RawConfig {
+                stall_ms: Some(value.to_owned()),
+                ..raw(Some("t"))
+            })
+        };
+        assert_eq!(with("0").map(|s| s.stall_ms), Ok(Some(0.0)));
+        assert_eq!(with(" 2500 ").map(|s| s.stall_ms), Ok(Some(2500.0)));
+        for bad in ["-1", "1.5", "soon", "Infinity"] {
+            assert_eq!(
+                with(bad),
+                Err(vec![format!("{STALL_MS_VAR} must be a whole number of milliseconds from 0 up (0 turns the check off)")]),
+                "{bad}"
+            );
+        }
+        assert_eq!(read_settings(&raw(Some("t"))).map(|s| s.stall_ms), Ok(None));
     }
 
     fn raw(token: Option<&str>) -> RawConfig {

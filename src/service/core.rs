@@ -17,6 +17,7 @@ use crate::service::catalog::Catalog;
 use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
+use crate::service::js_pulse::{JsPulse, READY_LIMIT};
 use crate::service::large_body::{LargeBodies, Turn};
 use crate::service::start_gate::{Start, StartGate};
 use crate::service::tool_io::{check_input, check_output, result_message, Rejected};
@@ -104,6 +105,11 @@ pub struct ServiceOptions {
     /// Whether the runner and the events get each call's log bindings (for a JS `ctx.log` or
     /// a JS logger).
     pub share_call_bindings: bool,
+    /// The turns of the thread pack code runs on (see `js_pulse`).
+    pub pulse: Arc<JsPulse>,
+    /// `KINDGI_PACK_SERVICE_STALL_MS`: how long that thread may be unable to take a turn
+    /// before `/healthz` answers 503; `None` never.
+    pub stall_limit: Option<Duration>,
 }
 
 pub struct PackService {
@@ -120,6 +126,8 @@ pub struct PackService {
     runner: Arc<dyn Runner>,
     reporter: Arc<Reporter>,
     share_call_bindings: bool,
+    pulse: Arc<JsPulse>,
+    stall_limit: Option<Duration>,
 }
 
 /// A call waiting for its pack code. Dropped before an answer was taken (the transport dropped
@@ -183,7 +191,18 @@ impl PackService {
                 records: options.records,
             }),
             share_call_bindings: options.share_call_bindings,
+            pulse: options.pulse,
+            stall_limit: options.stall_limit,
         }
+    }
+
+    pub fn pulse(&self) -> &Arc<JsPulse> {
+        &self.pulse
+    }
+
+    /// Where the service writes its records, if anywhere.
+    pub fn records(&self) -> Option<&crate::log::Logger> {
+        self.reporter.records.as_ref()
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -206,8 +225,19 @@ impl PackService {
             Some(NotReady::MissingEnv(&self.missing_env))
         } else if !self.admission.is_warm() {
             Some(NotReady::NotWarm)
+        } else if self.pulse.stalled_for() > READY_LIMIT {
+            Some(NotReady::Stalled)
         } else {
             None
+        }
+    }
+
+    /// `/healthz`: 503 once pack code's thread has been unable to take a turn for the stall
+    /// limit, so that a liveness probe restarts the process.
+    fn health(&self) -> Reply {
+        match self.stall_limit {
+            Some(limit) if self.pulse.stalled_for() > limit => NotReady::Stalled.reply(),
+            _ => Reply::healthy(),
         }
     }
 
@@ -225,7 +255,7 @@ impl PackService {
             Err(reply) => return Begin::Reply(reply),
         };
         match route {
-            Route::Healthz => Begin::Reply(Reply::healthy()),
+            Route::Healthz => Begin::Reply(self.health()),
             Route::Readyz => {
                 Begin::Reply(self.not_ready().map_or_else(Reply::ready, |r| r.reply()))
             }

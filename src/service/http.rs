@@ -135,6 +135,8 @@ pub enum NotReady<'a> {
     MissingEnv(&'a [String]),
     /// Not prewarmed yet, or prewarm failed.
     NotWarm,
+    /// The thread pack code runs on has taken no turn for too long (see `js_pulse`).
+    Stalled,
 }
 
 impl NotReady<'_> {
@@ -142,6 +144,7 @@ impl NotReady<'_> {
         match self {
             NotReady::Draining => Reply::error(503, "draining"),
             NotReady::NotWarm => Reply::error(503, "not ready"),
+            NotReady::Stalled => Reply::error(503, "pack code stalled"),
             NotReady::MissingEnv(names) => {
                 let mut body = String::from("{\"error\":\"missing env\",\"missingEnv\":[");
                 for (at, name) in names.iter().enumerate() {
@@ -563,6 +566,10 @@ mod tests {
         );
         assert_eq!(NotReady::Draining.reply().body, r#"{"error":"draining"}"#);
         assert_eq!(NotReady::NotWarm.reply().body, r#"{"error":"not ready"}"#);
+        assert_eq!(
+            NotReady::Stalled.reply().body,
+            r#"{"error":"pack code stalled"}"#
+        );
         assert!(!Reply::not_json().retry_after);
         assert!(Reply::overloaded().retry_after);
     }

@@ -125,6 +125,10 @@ pub fn serve_handler<H: Handler>(
     })
 }
 
+/// A service's listener, once it listens: shared by the JS API's `stop` and the process's
+/// SIGTERM (`service::termination`), whichever takes it first.
+pub type SharedListening = Arc<tokio::sync::Mutex<Option<Listening>>>;
+
 /// A listening service. [`Listening::stop`] drains it and closes every connection.
 pub struct Listening {
     served: Served,

@@ -6,8 +6,8 @@
 use crate::js::{js_number, utf8_text};
 use crate::json::write_js_number;
 use crate::service::http::{
-    is_json_content_type, node_header_value, refuse_request, request_target, PackHeaders, Reply,
-    Route,
+    is_json_content_type, node_header_value, refuse_request, request_target, NotReady, PackHeaders,
+    Reply, Route,
 };
 use crate::service::server::{
     answer_unread, closing, read_body, reply_response, Handler, BODY_WITHIN,
@@ -33,7 +33,12 @@ pub struct Front {
     max_body_bytes: usize,
     /// Set up on the first call (inside the runtime): see [`Relay::drop_idle_on_change`].
     dropping_idle: std::sync::Once,
+    /// Whether the serving child says its pack code holds its JS thread.
+    serving_stalled: ServingStalled,
 }
+
+/// Asks whether the serving child is stalled (`Lifecycle::serving_is_stalled`).
+pub type ServingStalled = Box<dyn Fn() -> bool + Send + Sync>;
 
 impl Front {
     pub fn new(
@@ -41,6 +46,7 @@ impl Front {
         serving: watch::Receiver<Option<u16>>,
         calls: Arc<CallsToChildren>,
         max_body_bytes: usize,
+        serving_stalled: ServingStalled,
     ) -> Front {
         Front {
             token: token.as_bytes().to_vec(),
@@ -49,6 +55,7 @@ impl Front {
             calls,
             max_body_bytes,
             dropping_idle: std::sync::Once::new(),
+            serving_stalled,
         }
     }
 
@@ -107,7 +114,12 @@ impl Front {
                 return answer_unread(body, reply_response(Reply::healthy()), BODY_WITHIN).await
             }
             Route::Readyz if self.serving_port().is_some() => {
-                return answer_unread(body, reply_response(Reply::ready()), BODY_WITHIN).await
+                let reply = if (self.serving_stalled)() {
+                    NotReady::Stalled.reply()
+                } else {
+                    Reply::ready()
+                };
+                return answer_unread(body, reply_response(reply), BODY_WITHIN).await;
             }
             Route::Readyz => {
                 return answer_unread(

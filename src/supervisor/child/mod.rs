@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -84,6 +85,8 @@ pub struct Child {
     exit: watch::Receiver<Option<ChildExit>>,
     /// True once the child is reaped, which comes before its exit is reported.
     reaped: watch::Receiver<bool>,
+    /// Between its `js-stalled` and `js-resumed` records: pack code holds its JS thread.
+    stalled: Arc<AtomicBool>,
 }
 
 /// Boot progress the stderr reader reports: the port once it listens, the problems a
@@ -113,6 +116,12 @@ impl Child {
 
     pub fn has_exited(&self) -> bool {
         self.exit.borrow().is_some()
+    }
+
+    /// Whether the child says its pack code holds its JS thread (`js-stalled`, not yet
+    /// `js-resumed`).
+    pub fn is_stalled(&self) -> bool {
+        self.stalled.load(Ordering::Acquire)
     }
 
     /// SIGTERM (the service drains its calls), then SIGKILL once `grace` has passed; resolves
@@ -237,6 +246,8 @@ pub async fn spawn(
     }));
     let out_sink = Arc::clone(&lines);
     let err_boot = Arc::clone(&boot);
+    let stalled = Arc::new(AtomicBool::new(false));
+    let err_stalled = Arc::clone(&stalled);
     let routed = Arc::new(Lines::new(
         Box::new(move |line| {
             out_sink(ChildLine::Output {
@@ -244,7 +255,7 @@ pub async fn spawn(
                 stderr: false,
             })
         }),
-        Box::new(move |line| stderr_line(line, &err_boot, &lines)),
+        Box::new(move |line| stderr_line(line, &err_boot, &err_stalled, &lines)),
         hold,
     ));
     let readers = [
@@ -296,6 +307,7 @@ pub async fn spawn(
             process: target,
             exit,
             reaped: reaped_rx,
+            stalled,
         },
         boot,
         listened,
@@ -390,8 +402,9 @@ async fn exited_before_listening(child: &Child, boot: &Mutex<Boot>) -> Vec<Strin
     vec![format!("The pack service exited ({how}) before listening")]
 }
 
-/// One stderr line: the boot's own events are kept, other events and output passed on.
-fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
+/// One stderr line: the boot's own events are kept, other events and output passed on; a
+/// stall's start and end are noted as they pass.
+fn stderr_line(line: String, boot: &Mutex<Boot>, stalled: &AtomicBool, lines: &LineSink) {
     let Some(event) = service_event(&line) else {
         lines(ChildLine::Output { line, stderr: true });
         return;
@@ -420,7 +433,14 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, lines: &LineSink) {
                 boot.problems.extend(problems);
             }
         }
-        _ => lines(ChildLine::Event { line }),
+        (kind, _) => {
+            match kind {
+                "js-stalled" => stalled.store(true, Ordering::Release),
+                "js-resumed" => stalled.store(false, Ordering::Release),
+                _ => {}
+            }
+            lines(ChildLine::Event { line })
+        }
     }
 }
 

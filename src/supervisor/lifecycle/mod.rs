@@ -192,6 +192,17 @@ impl Lifecycle {
         self.serving_port.subscribe()
     }
 
+    /// Whether the serving child says its pack code holds its JS thread.
+    pub fn serving_is_stalled(&self) -> bool {
+        self.with_state(|state| {
+            state
+                .serving
+                .as_ref()
+                .is_some_and(|(child, _)| child.is_stalled())
+        })
+        .unwrap_or(false)
+    }
+
     /// Where the front counts its calls to each child.
     pub fn calls(&self) -> Arc<CallsToChildren> {
         Arc::clone(&self.calls)
