@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPackServiceSupervisor } from '../lib/pack-service.js';
 import { frontClient } from './helpers/front-client.mjs';
@@ -27,11 +27,18 @@ const stuckPack = () =>
 const spinCall = (ms) =>
   JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'local.spin' }, input: ms === undefined ? {} : { ms }, ctx: { tenantId: 't', runId: 'r' } });
 
+// A failed test leaves its spinning child for this to end: otherwise its pipes hold the run open.
+const children = [];
+after(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function launch(index, env = {}) {
   const child = spawn(process.execPath, [bin, '--index', index, '--host', '127.0.0.1'], {
     env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  children.push(child);
   const lines = [];
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const listening = new Promise((resolve) => {
