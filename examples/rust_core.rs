@@ -55,6 +55,8 @@ async fn serve_until_killed() -> std::io::Result<()> {
             index_hash: None,
             records: None,
             share_call_bindings: false,
+            pulse: Default::default(),
+            stall_limit: None,
         },
         Arc::new(Echo),
         None,
