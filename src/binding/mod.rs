@@ -11,6 +11,7 @@ mod errors;
 mod ids;
 mod indexer;
 mod native_logs;
+mod owned_future;
 mod pack_service;
 mod protocol;
 mod runner_messages;
