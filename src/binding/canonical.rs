@@ -7,7 +7,7 @@ use crate::canonical::{
 };
 use crate::ids::index_hash;
 use crate::json::{push_utf16_units, string_from_units, utf16_units};
-use napi::bindgen_prelude::{Buffer, Env, Uint8Array, Utf16String};
+use napi::bindgen_prelude::{Buffer, Env, PromiseRaw, Uint8Array, Utf16String};
 use napi::JsString;
 use napi_derive::napi;
 use std::path::Path;
@@ -194,15 +194,18 @@ impl IndexPiecesWriter {
         let _ = self.thread.send(Piece::Items { list, text });
     }
 
-    /// The other top-level members, as the JSON text of an object; writes the index.
-    #[napi]
-    pub async fn finish(
+    /// The other top-level members, as the JSON text of an object; writes the index. The last
+    /// piece is sent here, on the JS thread, so the promise's future holds nothing of `self`
+    /// (see `owned_future`).
+    #[napi(ts_return_type = "Promise<WriteIndexOutcome>")]
+    pub fn finish<'env>(
         &self,
+        env: &'env Env,
         rest: Utf16String,
         output_path: String,
         artifact_version: Option<String>,
         published_at: Option<String>,
-    ) -> napi::Result<WriteIndexOutcome> {
+    ) -> napi::Result<PromiseRaw<'env, WriteIndexOutcome>> {
         let (written, outcome_of) = oneshot::channel();
         let sent = self.thread.send_last(Piece::Finish {
             rest,
@@ -211,10 +214,12 @@ impl IndexPiecesWriter {
             published_at,
             written,
         });
-        if !sent {
-            return Err(stopped());
-        }
-        Ok(outcome(outcome_of.await.map_err(|_| stopped())?))
+        env.spawn_future(async move {
+            if !sent {
+                return Err(stopped());
+            }
+            Ok(outcome(outcome_of.await.map_err(|_| stopped())?))
+        })
     }
 
     /// Ends the call without writing (the JS side could not make a piece).

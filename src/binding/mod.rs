@@ -11,6 +11,7 @@ mod errors;
 mod ids;
 mod indexer;
 mod native_logs;
+mod owned_future;
 mod pack_service;
 mod protocol;
 mod runner_messages;
@@ -19,7 +20,7 @@ mod supervisor;
 mod termination;
 mod validate;
 
-// mimalloc's `mi_option_e` position for `arena_eager_commit` (include/mimalloc.h of the v3
+// mimalloc's `mi_option_e` position for `arena_eager_commit` (include/mimalloc.h of the v2
 // sources libmimalloc-sys builds; its Rust constants leave this one out).
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 

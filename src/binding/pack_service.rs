@@ -9,6 +9,7 @@
 use crate::binding::callback::JsCallback;
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::native_logs::NativeLogs;
+use crate::binding::owned_future::promise;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::json::write_members;
 use crate::protocol::PackErrorCode;
@@ -34,9 +35,9 @@ use crate::service::server::{serve, SharedListening};
 use crate::service::start_gate::{Start, StartGate};
 use crate::service::tickets::{Ticket, Tickets};
 use crate::service::timer_floor::{self, TimerFloor};
-use napi::bindgen_prelude::{FnArgs, ToNapiValue};
+use napi::bindgen_prelude::{FnArgs, PromiseRaw, ToNapiValue};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
-use napi::Status;
+use napi::{Env, Status};
 use napi_derive::napi;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -480,8 +481,24 @@ pub fn node_failure_answer(body: String) -> ReplyJs {
     NodeAnswer::json(500, body).into()
 }
 
+/// The pack service as JavaScript holds it: its async methods run on a clone of `parts`, which
+/// outlives the object when an ending worker thread frees it mid-call (see `owned_future`);
+/// the other methods reach the parts through `Deref`.
 #[napi]
 pub struct NativePackService {
+    parts: Arc<ServiceParts>,
+}
+
+impl std::ops::Deref for NativePackService {
+    type Target = ServiceParts;
+
+    fn deref(&self) -> &ServiceParts {
+        &self.parts
+    }
+}
+
+/// What the pack service's methods work on, shared with the futures of its promises.
+pub struct ServiceParts {
     service: Arc<PackService>,
     runner: Arc<JsRunner>,
     listening: SharedListening,
@@ -541,19 +558,21 @@ pub fn create_native_pack_service(
             .then(|| -> EventSink { Arc::new(move |event| sink.event(event)) }),
     );
     Ok(NativePackService {
-        service: Arc::new(service),
-        runner,
-        listening: SharedListening::default(),
-        watching: Mutex::new(None),
-        tickets: Tickets::default(),
-        timer_floor: Mutex::new(napi::bindgen_prelude::within_runtime_if_available(|| {
-            let runtime = tokio::runtime::Handle::try_current().ok()?;
-            Some(TimerFloor::hold(runtime.spawn(timer_floor::tick())))
-        })),
+        parts: Arc::new(ServiceParts {
+            service: Arc::new(service),
+            runner,
+            listening: SharedListening::default(),
+            watching: Mutex::new(None),
+            tickets: Tickets::default(),
+            timer_floor: Mutex::new(napi::bindgen_prelude::within_runtime_if_available(|| {
+                let runtime = tokio::runtime::Handle::try_current().ok()?;
+                Some(TimerFloor::hold(runtime.spawn(timer_floor::tick())))
+            })),
+        }),
     })
 }
 
-impl NativePackService {
+impl ServiceParts {
     /// Hands call `id` its outcome; false when the call is gone.
     fn finish(&self, id: u32, settled: Settled) -> bool {
         self.runner.finish(id, settled)
@@ -581,6 +600,87 @@ impl NativePackService {
 
     pub(crate) fn listening(&self) -> &SharedListening {
         &self.listening
+    }
+
+    /// Runs an admitted call from its body text.
+    async fn invoke(&self, ticket: u32, head: RequestHeadJs, body: String) -> ReplyJs {
+        let Some(Ticket {
+            call: mut admitted,
+            hung_up,
+        }) = self.tickets.take(ticket)
+        else {
+            return Reply::error(500, "This call was already answered").into();
+        };
+        let head = RequestHead::from(head);
+        let outcome = tokio::select! {
+            outcome = self.service.invoke(&mut admitted, &head, &body) => Some(outcome),
+            // Dropping the invoke cancels the call, as a hyper connection's hang-up does.
+            Ok(()) = hung_up => None,
+        };
+        self.tickets.end(ticket);
+        match outcome {
+            None => ReplyJs::empty(0, None, None),
+            Some(Outcome::Reply(reply)) => reply.into(),
+            Some(Outcome::Message(json)) => NodeAnswer::message(
+                json,
+                admitted.elapsed_ms(),
+                self.service.catalog().artifact_version.as_deref(),
+            )
+            .into(),
+        }
+    }
+
+    /// Listens on `host:port` (port 0 picks one). A failure comes back as data: a rejected
+    /// promise from an async binding cannot carry a stable `code`.
+    async fn listen(&self, host: Option<String>, port: u32) -> ListenOutcome {
+        let mut listening = self.listening.lock().await;
+        if listening.is_some() {
+            return ListenOutcome::failed("The pack service is already listening".into(), port);
+        }
+        let Ok(port) = u16::try_from(port) else {
+            return ListenOutcome::failed(format!("{port} is not a port number"), port);
+        };
+        let listener = match listen(host.as_deref(), port).await {
+            Ok(listener) => listener,
+            Err(error) => return ListenOutcome::failed(error.message, port.into()),
+        };
+        match serve(Arc::clone(&self.service), listener) {
+            Ok(started) => {
+                let port = started.local_addr().port();
+                *listening = Some(started);
+                self.watch_js();
+                ListenOutcome::bound(port)
+            }
+            Err(error) => {
+                ListenOutcome::failed(format!("Cannot serve on port {port}: {error}"), port.into())
+            }
+        }
+    }
+
+    /// Stops taking calls and waits up to `graceMs` for the ones in flight.
+    async fn drain(&self, grace_ms: f64) {
+        self.service
+            .admission()
+            .drain(Duration::from_millis(grace_ms.max(0.0) as u64))
+            .await;
+    }
+
+    /// Drains, closes every connection and releases the JS functions, so the process can exit.
+    async fn stop(&self, grace_ms: f64) {
+        let grace = Duration::from_millis(grace_ms.max(0.0) as u64);
+        match self.listening.lock().await.take() {
+            Some(listening) => listening.stop(grace).await,
+            None => {
+                self.service.admission().drain(grace).await;
+            }
+        }
+        if let Ok(mut floor) = self.timer_floor.lock() {
+            floor.take();
+        }
+        if let Some(watching) = self.watching.lock().ok().and_then(|mut w| w.take()) {
+            watching.abort();
+        }
+        self.runner.release();
     }
 }
 
@@ -714,35 +814,6 @@ impl NativePackService {
         self.tickets.update(ticket, Admitted::body_received);
     }
 
-    /// Runs an admitted call from its body text.
-    #[napi]
-    pub async fn invoke(&self, ticket: u32, head: RequestHeadJs, body: String) -> ReplyJs {
-        let Some(Ticket {
-            call: mut admitted,
-            hung_up,
-        }) = self.tickets.take(ticket)
-        else {
-            return Reply::error(500, "This call was already answered").into();
-        };
-        let head = RequestHead::from(head);
-        let outcome = tokio::select! {
-            outcome = self.service.invoke(&mut admitted, &head, &body) => Some(outcome),
-            // Dropping the invoke cancels the call, as a hyper connection's hang-up does.
-            Ok(()) = hung_up => None,
-        };
-        self.tickets.end(ticket);
-        match outcome {
-            None => ReplyJs::empty(0, None, None),
-            Some(Outcome::Reply(reply)) => reply.into(),
-            Some(Outcome::Message(json)) => NodeAnswer::message(
-                json,
-                admitted.elapsed_ms(),
-                self.service.catalog().artifact_version.as_deref(),
-            )
-            .into(),
-        }
-    }
-
     #[napi]
     pub fn prewarm_targets(&self) -> Vec<PrewarmTargetJs> {
         let catalog = self.service.catalog();
@@ -799,34 +870,6 @@ impl NativePackService {
         self.service.not_ready().is_none()
     }
 
-    /// Listens on `host:port` (port 0 picks one). A failure comes back as data: a rejected
-    /// promise from an async binding cannot carry a stable `code`.
-    #[napi]
-    pub async fn listen(&self, host: Option<String>, port: u32) -> ListenOutcome {
-        let mut listening = self.listening.lock().await;
-        if listening.is_some() {
-            return ListenOutcome::failed("The pack service is already listening".into(), port);
-        }
-        let Ok(port) = u16::try_from(port) else {
-            return ListenOutcome::failed(format!("{port} is not a port number"), port);
-        };
-        let listener = match listen(host.as_deref(), port).await {
-            Ok(listener) => listener,
-            Err(error) => return ListenOutcome::failed(error.message, port.into()),
-        };
-        match serve(Arc::clone(&self.service), listener) {
-            Ok(started) => {
-                let port = started.local_addr().port();
-                *listening = Some(started);
-                self.watch_js();
-                ListenOutcome::bound(port)
-            }
-            Err(error) => {
-                ListenOutcome::failed(format!("Cannot serve on port {port}: {error}"), port.into())
-            }
-        }
-    }
-
     /// Stops taking calls now, before any promise is awaited: `drain` and `stop` set the flag
     /// on the runtime's threads, after the JS call has returned.
     #[napi]
@@ -834,31 +877,43 @@ impl NativePackService {
         self.service.admission().stop_taking_calls();
     }
 
+    /// Runs an admitted call from its body text.
+    #[napi(ts_return_type = "Promise<ReplyJs>")]
+    pub fn invoke<'env>(
+        &self,
+        env: &'env Env,
+        ticket: u32,
+        head: RequestHeadJs,
+        body: String,
+    ) -> napi::Result<PromiseRaw<'env, ReplyJs>> {
+        let parts = Arc::clone(&self.parts);
+        promise(env, async move { parts.invoke(ticket, head, body).await })
+    }
+
+    /// Listens on `host:port` (port 0 picks one). A failure comes back as data: a rejected
+    /// promise from an async binding cannot carry a stable `code`.
+    #[napi(ts_return_type = "Promise<ListenOutcome>")]
+    pub fn listen<'env>(
+        &self,
+        env: &'env Env,
+        host: Option<String>,
+        port: u32,
+    ) -> napi::Result<PromiseRaw<'env, ListenOutcome>> {
+        let parts = Arc::clone(&self.parts);
+        promise(env, async move { parts.listen(host, port).await })
+    }
+
     /// Stops taking calls and waits up to `graceMs` for the ones in flight.
-    #[napi]
-    pub async fn drain(&self, grace_ms: f64) {
-        self.service
-            .admission()
-            .drain(Duration::from_millis(grace_ms.max(0.0) as u64))
-            .await;
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn drain<'env>(&self, env: &'env Env, grace_ms: f64) -> napi::Result<PromiseRaw<'env, ()>> {
+        let parts = Arc::clone(&self.parts);
+        promise(env, async move { parts.drain(grace_ms).await })
     }
 
     /// Drains, closes every connection and releases the JS functions, so the process can exit.
-    #[napi]
-    pub async fn stop(&self, grace_ms: f64) {
-        let grace = Duration::from_millis(grace_ms.max(0.0) as u64);
-        match self.listening.lock().await.take() {
-            Some(listening) => listening.stop(grace).await,
-            None => {
-                self.service.admission().drain(grace).await;
-            }
-        }
-        if let Ok(mut floor) = self.timer_floor.lock() {
-            floor.take();
-        }
-        if let Some(watching) = self.watching.lock().ok().and_then(|mut w| w.take()) {
-            watching.abort();
-        }
-        self.runner.release();
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn stop<'env>(&self, env: &'env Env, grace_ms: f64) -> napi::Result<PromiseRaw<'env, ()>> {
+        let parts = Arc::clone(&self.parts);
+        promise(env, async move { parts.stop(grace_ms).await })
     }
 }

@@ -4,6 +4,7 @@
 //! Neither keeps the process alive, and `close()` releases both.
 
 use crate::binding::callback::JsCallback;
+use crate::binding::owned_future::promise;
 use crate::binding::pack_service::ListenOutcome;
 use crate::json::{has_lone_surrogates, restore_lone_surrogates_if, to_js_json};
 use crate::service::listen::listen;
@@ -19,8 +20,9 @@ use crate::supervisor::lifecycle::{
 };
 use crate::supervisor::lines::service_event;
 use crate::supervisor::relay::{RelayCall, RelayOutcome, RelayRoute};
-use napi::bindgen_prelude::Promise;
+use napi::bindgen_prelude::{Promise, PromiseRaw};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+use napi::Env;
 use napi::Status;
 use napi_derive::napi;
 use serde_json::Value;
@@ -182,8 +184,15 @@ fn send_batch(events: Arc<EventFn>, outbox: Arc<Outbox>, batch: Batch) {
 /// once.
 type CancelPair = (Option<oneshot::Sender<()>>, Option<oneshot::Receiver<()>>);
 
+/// The supervisor as JavaScript holds it: its async methods run on a clone of `core`, which
+/// outlives the object when an ending worker thread frees it mid-call (see `owned_future`).
 #[napi]
 pub struct NativeSupervisor {
+    core: Arc<SupervisorCore>,
+}
+
+/// What the supervisor's methods work on, shared with the futures of its promises.
+struct SupervisorCore {
     lifecycle: Arc<Lifecycle>,
     front: Arc<Front>,
     listening: tokio::sync::Mutex<Option<Served>>,
@@ -289,20 +298,101 @@ pub fn create_native_supervisor(
         Box::new(move || serving.upgrade().is_some_and(|l| l.serving_is_stalled())),
     ));
     NativeSupervisor {
-        lifecycle,
-        front,
-        listening: tokio::sync::Mutex::new(None),
-        js,
-        cancels: Mutex::new(HashMap::new()),
-        next_cancel: AtomicU32::new(1),
+        core: Arc::new(SupervisorCore {
+            lifecycle,
+            front,
+            listening: tokio::sync::Mutex::new(None),
+            js,
+            cancels: Mutex::new(HashMap::new()),
+            next_cancel: AtomicU32::new(1),
+        }),
     }
 }
 
 #[napi]
 impl NativeSupervisor {
     /// Opens the front on `host:port`; a failure comes back as data.
+    #[napi(ts_return_type = "Promise<ListenOutcome>")]
+    pub fn listen<'env>(
+        &self,
+        env: &'env Env,
+        host: String,
+        port: u32,
+    ) -> napi::Result<PromiseRaw<'env, ListenOutcome>> {
+        let core = Arc::clone(&self.core);
+        promise(env, async move { core.listen(host, port).await })
+    }
+
+    /// `fresh`: a new process even when a spare is held.
+    #[napi(ts_return_type = "Promise<StartOutcomeJs>")]
+    pub fn start<'env>(
+        &self,
+        env: &'env Env,
+        index_path: String,
+        fresh: bool,
+    ) -> napi::Result<PromiseRaw<'env, StartOutcomeJs>> {
+        let core = Arc::clone(&self.core);
+        promise(env, async move { core.start(index_path, fresh).await })
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn stop<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, ()>> {
+        let core = Arc::clone(&self.core);
+        promise(env, async move { core.stop().await })
+    }
+
     #[napi]
-    pub async fn listen(&self, host: String, port: u32) -> ListenOutcome {
+    pub fn begin_close(&self) {
+        self.core.lifecycle.begin_close();
+    }
+
+    /// Retires the child, closes the front and releases the JS functions.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, ()>> {
+        let core = Arc::clone(&self.core);
+        promise(env, async move { core.close().await })
+    }
+
+    /// Judges the SIGINT or SIGHUP exit JavaScript was told of (its id after the `INTERRUPTED`
+    /// tag), once the owner's `nextTurn` has stepped it: the events that raises now, as a batch
+    /// for `heard`, or `null`.
+    #[napi]
+    pub fn judge_interrupt(&self, id: u32) -> Option<String> {
+        self.core.judge_interrupt(id)
+    }
+
+    #[napi]
+    pub fn serving(&self) -> bool {
+        self.core.lifecycle.serving().borrow().is_some()
+    }
+
+    /// A ticket for a relay call that JS may cancel.
+    #[napi]
+    pub fn cancel_ticket(&self) -> u32 {
+        self.core.cancel_ticket()
+    }
+
+    #[napi]
+    pub fn cancel(&self, ticket: u32) {
+        self.core.cancel(ticket);
+    }
+
+    /// Forwards one call to the serving child; `ticket` lets `cancel` drop it.
+    #[napi(ts_return_type = "Promise<RelayOutcomeJs>")]
+    pub fn forward<'env>(
+        &self,
+        env: &'env Env,
+        call: RelayCallJs,
+        ticket: u32,
+    ) -> napi::Result<PromiseRaw<'env, RelayOutcomeJs>> {
+        let core = Arc::clone(&self.core);
+        promise(env, async move { core.forward(call, ticket).await })
+    }
+}
+
+impl SupervisorCore {
+    /// Opens the front on `host:port`; a failure comes back as data.
+    async fn listen(&self, host: String, port: u32) -> ListenOutcome {
         let mut listening = self.listening.lock().await;
         if let Some(served) = listening.as_ref() {
             return ListenOutcome::bound(served.local_addr().port());
@@ -328,8 +418,7 @@ impl NativeSupervisor {
     }
 
     /// `fresh`: a new process even when a spare is held.
-    #[napi]
-    pub async fn start(&self, index_path: String, fresh: bool) -> StartOutcomeJs {
+    async fn start(&self, index_path: String, fresh: bool) -> StartOutcomeJs {
         let started = if fresh {
             self.lifecycle.start_fresh(&index_path).await
         } else {
@@ -347,20 +436,13 @@ impl NativeSupervisor {
         }
     }
 
-    #[napi]
-    pub async fn stop(&self) {
+    async fn stop(&self) {
         self.lifecycle.stop().await;
         self.front.drop_idle_connections();
     }
 
-    #[napi]
-    pub fn begin_close(&self) {
-        self.lifecycle.begin_close();
-    }
-
     /// Retires the child, closes the front and releases the JS functions.
-    #[napi]
-    pub async fn close(&self) {
+    async fn close(&self) {
         self.lifecycle.close().await;
         self.front.drop_idle_connections();
         if let Some(served) = self.listening.lock().await.take() {
@@ -372,8 +454,7 @@ impl NativeSupervisor {
     /// Judges the SIGINT or SIGHUP exit JavaScript was told of (its id after the `INTERRUPTED`
     /// tag), once the owner's `nextTurn` has stepped it: the events that raises now, as a batch
     /// for `heard`, or `null`.
-    #[napi]
-    pub fn judge_interrupt(&self, id: u32) -> Option<String> {
+    fn judge_interrupt(&self, id: u32) -> Option<String> {
         let raised = self.lifecycle.judge_interrupt(id);
         (!raised.is_empty()).then(|| {
             raised
@@ -384,14 +465,8 @@ impl NativeSupervisor {
         })
     }
 
-    #[napi]
-    pub fn serving(&self) -> bool {
-        self.lifecycle.serving().borrow().is_some()
-    }
-
     /// A ticket for a relay call that JS may cancel.
-    #[napi]
-    pub fn cancel_ticket(&self) -> u32 {
+    fn cancel_ticket(&self) -> u32 {
         let ticket = self.next_cancel.fetch_add(1, Ordering::Relaxed);
         let (cancel, cancelled) = oneshot::channel();
         if let Ok(mut cancels) = self.cancels.lock() {
@@ -400,8 +475,7 @@ impl NativeSupervisor {
         ticket
     }
 
-    #[napi]
-    pub fn cancel(&self, ticket: u32) {
+    fn cancel(&self, ticket: u32) {
         let cancel = self
             .cancels
             .lock()
@@ -413,8 +487,7 @@ impl NativeSupervisor {
     }
 
     /// Forwards one call to the serving child; `ticket` lets `cancel` drop it.
-    #[napi]
-    pub async fn forward(&self, call: RelayCallJs, ticket: u32) -> RelayOutcomeJs {
+    async fn forward(&self, call: RelayCallJs, ticket: u32) -> RelayOutcomeJs {
         let cancelled = self.cancels.lock().ok().and_then(|mut c| {
             c.get_mut(&ticket)
                 .and_then(|(_, cancelled)| cancelled.take())

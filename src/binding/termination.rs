@@ -3,9 +3,12 @@
 
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::native_logs::NativeLogs;
+use crate::binding::owned_future::promise;
 use crate::binding::pack_service::NativePackService;
 use crate::service::sigterm::{on_sigterm, ThisProcess};
 use crate::service::termination::Termination;
+use napi::bindgen_prelude::PromiseRaw;
+use napi::Env;
 use napi_derive::napi;
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,9 +52,11 @@ impl NativeTermination {
         Ok(())
     }
 
-    /// Resolves once SIGTERM's drain wrote `stopped`.
-    #[napi]
-    pub async fn stopped(&self) {
-        self.inner.stopped().await;
+    /// Resolves once SIGTERM's drain wrote `stopped`; the promise's future owns a clone of
+    /// `inner` (see `owned_future`).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn stopped<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, ()>> {
+        let inner = Arc::clone(&self.inner);
+        promise(env, async move { inner.stopped().await })
     }
 }
