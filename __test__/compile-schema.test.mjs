@@ -322,3 +322,24 @@ test('a schema reused unchanged is read as JSON.stringify reads it: each getter 
     assert.equal(reads, i);
   }
 });
+
+test('compileSchema: values nested past 127 levels are judged as Ajv judges them', () => {
+  // unevaluatedProperties: no in-process fast path, so the native validator reads the value.
+  const schema = { type: ['array', 'object'], items: { $ref: '#' }, unevaluatedProperties: { $ref: '#' } };
+  const nested = (depth, leaf) => {
+    let value = leaf;
+    for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { k: value };
+    return value;
+  };
+  for (const side of ['input', 'output']) {
+    const validator = compileSchema(schema, side);
+    for (const depth of [200, 1000, 2000]) {
+      for (const leaf of [[], 1]) {
+        const value = nested(depth, leaf);
+        // Compared as text: assert's deep comparison recurses past the stack on such values.
+        const [ours, ajvs] = [validator.validate(value), ajvOutcome(schema, side, value)];
+        assert.equal(JSON.stringify(ours), JSON.stringify(ajvs), `${depth} levels, leaf ${JSON.stringify(leaf)} (${side})`);
+      }
+    }
+  }
+});

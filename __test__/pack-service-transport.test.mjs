@@ -65,6 +65,51 @@ test('pipelined calls run one after another on hyper, side by side behind Node (
   }
 });
 
+/** A call's raw bytes: `headers` as `[name, value]` lines (each written `name: value`) before the body. */
+function rawCall(headers, body, target = '/v1/invoke') {
+  const lines = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `POST ${target} HTTP/1.1\r\n${lines}\r\n${body}`;
+}
+
+/** What Node counts against its 16 KiB limit: the target and each header's name and value. */
+const nodeCount = (headers, target = '/v1/invoke') => headers.reduce((sum, [name, value]) => sum + name.length + value.length, target.length);
+
+test("header counts and sizes are taken as Node's server takes them", async () => {
+  const { hyperPort, nodePort, stop } = await serveBoth();
+  try {
+    const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'hi' }, ctx: { tenantId: 't', runId: 'r' } });
+    const call = [['host', 'x'], ['content-type', 'application/json'], ['content-length', String(Buffer.byteLength(body))]];
+    const token = ['kindgi-pack-token', TOKEN];
+    const extra = (n, name = (i) => `x-extra-${i}`, value = 'v') => Array.from({ length: n }, (_, i) => [name(i), value]);
+    /** A head whose Node count is `count`, with the token after one long header. */
+    const counted = (count) => {
+      const head = [...call, token, ['x-long', '']];
+      head.at(-1)[1] = 'v'.repeat(count - nodeCount(head));
+      return head;
+    };
+    const cases = [
+      ['100 extra headers', [...call, ...extra(100), token], 200],
+      ['a 12 KiB header', [...call, ['x-big', 'v'.repeat(12 * 1024)], token], 200],
+      ['a count one under 16 KiB', counted(16 * 1024 - 1), 200],
+      ['a count of 16 KiB', counted(16 * 1024), 431],
+      // Node's server hands on the first thousand lines: the token is the thousandth, then the
+      // thousand-and-first (dropped: 401).
+      ['the token as the 1,000th line', [...call, ...extra(1000 - call.length - 1), token], 200],
+      ['the token as the 1,001st line', [...call, ...extra(1000 - call.length), token], 401],
+      ['12,000 one-byte lines after the token', [...call, token, ...extra(12_000, () => 'a', '')], 200],
+      ['12,000 one-byte lines before the token', [...call, ...extra(12_000, () => 'a', ''), token], 401],
+    ];
+    for (const [name, headers, status] of cases) {
+      const bytes = rawCall(headers, body);
+      const [ours, nodes] = await Promise.all([exchange(hyperPort, [bytes], 1), exchange(nodePort, [bytes], 1)]);
+      assert.deepEqual(comparable(ours), comparable(nodes), `${name} (Node counts ${nodeCount(headers)})`);
+      assert.equal(ours.out[0]?.status, status, name);
+    }
+  } finally {
+    await stop();
+  }
+});
+
 test('random raw requests get the same answers from hyper as from Node with handle', async () => {
   const { hyperPort, nodePort, stop } = await serveBoth();
   try {

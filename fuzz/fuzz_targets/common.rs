@@ -62,8 +62,9 @@ pub fn from_value(value: &Value) -> Js {
     }
 }
 
-/// serde_json's own recursion limit, below ours ([`MAX_DEPTH`]).
-pub const SERDE_DEPTH: usize = 128;
+/// The deepest nesting serde_json reads: its recursion limit of 128 counts the level it
+/// refuses, so a document 128 levels deep is refused. Below ours ([`MAX_DEPTH`]).
+pub const SERDE_DEPTH: usize = 127;
 const _: () = assert!(SERDE_DEPTH < MAX_DEPTH);
 
 /// How deeply the brackets of `text` nest, outside strings (an upper bound for invalid text).

@@ -1,16 +1,20 @@
-//! The JSON parser against serde_json's verdict, and the writer back to the same value.
+//! The JSON parser against serde_json's verdict, and the writer back to the same value; the
+//! borrowed tree the pack service reads bodies into against both.
 //!
-//! Known differences, skipped: serde_json refuses nesting past 128 and numbers beyond the
-//! double range (`JSON.parse` reads `Infinity`), and a lone surrogate escape unless it is first
-//! replaced by its stand-in, as the crate does before each serde_json parse.
+//! Known differences, skipped: serde_json refuses nesting past 127 levels and numbers beyond
+//! the double range (`JSON.parse` reads `Infinity`), and a lone surrogate escape unless it is
+//! first replaced by its stand-in, as the crate does before each serde_json parse.
 
 #![no_main]
 
 #[path = "common.rs"]
 mod common;
 
-use common::{bracket_depth, from_node, from_value, SERDE_DEPTH};
-use kindgi_handler_runtime_native::json::{protect_lone_surrogates, to_js_json, with_parsed};
+use common::{bracket_depth, from_node, from_value, Js, SERDE_DEPTH};
+use kindgi_handler_runtime_native::json::{
+    on_deep_stack, parse_borrowed, parse_borrowed_on, protect_lone_surrogates, to_js_json,
+    with_parsed, BorrowedError, ParseError, Stack,
+};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -27,6 +31,12 @@ fuzz_target!(|data: &[u8]| {
         "protecting lone surrogates changed the verdict on {text:?}"
     );
     let theirs = serde_json::from_str::<Value>(&protected);
+    check_borrowed(
+        text,
+        &protected,
+        ours_protected.as_ref().ok(),
+        theirs.as_ref().ok(),
+    );
     let value = match (ours_protected, theirs) {
         (Ok(ours), Ok(theirs)) => {
             assert_eq!(ours, from_value(&theirs), "different values for {text:?}");
@@ -60,3 +70,30 @@ fuzz_target!(|data: &[u8]| {
         "rewritten {text:?} as {written:?}"
     );
 });
+
+/// The borrowed tree, as deep as its stack holds (a deep one past the caller's): serde_json's
+/// value where serde_json reads the text, else ours where only serde_json's depth or a number
+/// beyond the double range (which the tree refuses too) stopped it.
+fn check_borrowed(text: &str, protected: &str, ours: Option<&Js>, theirs: Option<&Value>) {
+    let read =
+        |tree: kindgi_handler_runtime_native::json::Borrowed<'_>| from_value(&tree.to_value());
+    let borrowed = match parse_borrowed(protected) {
+        Err(BorrowedError::Syntax(ParseError::TooDeep)) => {
+            on_deep_stack(|| parse_borrowed_on(protected, Stack::Deep).map(read))
+                .expect("a deep stack")
+        }
+        other => other.map(read),
+    };
+    match (theirs, &borrowed) {
+        (Some(theirs), Ok(tree)) => assert_eq!(*tree, from_value(theirs), "borrowed {text:?}"),
+        (Some(_), Err(e)) => panic!("the borrowed tree refuses {text:?}, serde_json reads it: {e}"),
+        (None, Ok(tree)) => {
+            assert!(
+                bracket_depth(protected) > SERDE_DEPTH,
+                "the borrowed tree reads {text:?}, which serde_json refuses"
+            );
+            assert_eq!(Some(tree), ours, "borrowed {text:?}");
+        }
+        (None, Err(_)) => {}
+    }
+}

@@ -3,7 +3,7 @@
 //! it next to the TypeScript service's steps timed in JavaScript.
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::{parse_borrowed, protect_lone_surrogates};
+use crate::json::{parse_borrowed, protect_lone_surrogates, Stack};
 use crate::protocol::parse_pack_request;
 use crate::service::tool_io::{check_input, check_output, CompiledSchema};
 use crate::validate::Side;
@@ -42,7 +42,7 @@ pub fn time_service_input(schema_json: String, body: String, calls: u32) -> Resu
         let input = message
             .member_mut("input")
             .ok_or_else(|| refused("The body has no input".into()))?;
-        let defaults = check_input(&schema, input, "bench")
+        let defaults = check_input(&schema, input, "bench", Stack::Caller)
             .map_err(|_| refused("The input is refused".into()))?;
         black_box((defaults, message));
     }

@@ -1,9 +1,9 @@
 //! `compileSchema`: the core's cached validators (`validate::cache`) for JavaScript.
 
 use super::errors::{JsError, NativeError, NativeErrorCode};
-use crate::json::{parse_with_lone_surrogates, restore_lone_surrogates_if, to_js_json};
+use crate::json::{restore_lone_surrogates_if, to_js_json};
 use crate::validate::cache::{self, CacheError, Compiled};
-use crate::validate::{defaults_json, issues_json, Invalid, Side, Validator};
+use crate::validate::{defaults_json, issues_json, Judged, Side, Validator};
 use napi::Either;
 use napi_derive::napi;
 use serde_json::Value;
@@ -104,8 +104,7 @@ impl NativeValidator {
     /// member whose reading threw (it throws there too).
     #[napi]
     pub fn validate_json(&self, value_json: String) -> Result<Option<String>, JsError> {
-        let (value, stand_ins) = parse_with_lone_surrogates(&value_json);
-        let mut value: Value = value.map_err(|e| {
+        let (judged, stand_ins) = self.inner.judge_marked(&value_json).map_err(|e| {
             NativeError::new(
                 NativeErrorCode::InvalidJsonValue,
                 format!("The value is not JSON: {e}"),
@@ -113,18 +112,16 @@ impl NativeValidator {
         })?;
         // Issues and defaults name keys and values of both: stand-ins go back as surrogates.
         let restore = |json: String| restore_lone_surrogates_if(json, stand_ins || self.stand_ins);
-        Ok(match self.inner.validate_reading(&mut value) {
-            Err(threw) => Some(format!("{THREW}{}", to_js_json(&marker_detail(threw)))),
-            Ok(Ok(_)) if !self.input => None,
-            Ok(Ok(defaults)) => Some(restore(format!(
+        Ok(match judged {
+            Judged::Threw(threw) => Some(format!("{THREW}{}", to_js_json(&marker_detail(threw)))),
+            Judged::Valid(_) if !self.input => None,
+            Judged::Valid(defaults) => Some(restore(format!(
                 "{VALID_WITH_DEFAULTS}{}",
                 defaults_json(&defaults)
             ))),
-            Ok(Err(Invalid::Issues(issues))) => {
-                Some(restore(format!("{INVALID}{}", issues_json(&issues))))
-            }
+            Judged::Invalid(issues) => Some(restore(format!("{INVALID}{}", issues_json(&issues)))),
             // Where Ajv's generated code overflows the stack; the JS layer throws its RangeError.
-            Ok(Err(Invalid::Recursion)) => Some(RECURSED.into()),
+            Judged::Recursed => Some(RECURSED.into()),
         })
     }
 

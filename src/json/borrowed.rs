@@ -5,17 +5,15 @@
 //!
 //! It reads what `serde_json::from_str` reads, as it reads it (the service answered bodies
 //! through `serde_json` before, and the same bodies must get the same answers): numbers as
-//! `serde_json` makes them, a duplicate key's last value at its first place, nesting to its
-//! limit, and a number beyond the double range refused.
+//! `serde_json` makes them, a duplicate key's last value at its first place, and a number
+//! beyond the double range refused. It reads deeper than `serde_json` (127 levels): to
+//! [`MAX_DEPTH`](super::MAX_DEPTH), as deep as the TypeScript service serves a call.
 
+use super::deep::Stack;
 use super::grammar::{parse_within, Build, ParseError, Scalar};
 use super::{decode_json_string, JsonStr};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
-
-/// The deepest nesting `serde_json::from_str` reads (its recursion limit of 128 counts the
-/// level it refuses).
-const SERDE_DEPTH: usize = 127;
 
 /// A JSON value whose strings borrow from the text it was parsed from where they can.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,14 +51,22 @@ impl std::fmt::Display for BorrowedError {
 
 impl std::error::Error for BorrowedError {}
 
-/// Parses `text` as `serde_json::from_str::<Value>` would, borrowing its strings.
+/// Parses `text` as `serde_json::from_str::<Value>` would, borrowing its strings, nested at
+/// most [`Stack::Caller`]'s depth.
 pub fn parse_borrowed(text: &str) -> Result<Borrowed<'_>, BorrowedError> {
+    parse_borrowed_on(text, Stack::Caller)
+}
+
+/// [`parse_borrowed`] on `stack`: nested at most its depth, deeper is
+/// `Syntax(ParseError::TooDeep)`. The tree is as deep as the text, so whatever walks or drops
+/// it runs on such a stack too.
+pub fn parse_borrowed_on(text: &str, stack: Stack) -> Result<Borrowed<'_>, BorrowedError> {
     let builder = BorrowedBuilder {
         members: Vec::new(),
         refused: None,
     };
     let (value, refused) =
-        parse_within(text, SERDE_DEPTH, builder).map_err(BorrowedError::Syntax)?;
+        parse_within(text, stack.json_depth(), builder).map_err(BorrowedError::Syntax)?;
     match refused {
         Some(error) => Err(error),
         None => Ok(value),
@@ -275,6 +281,7 @@ fn dedupe(members: &mut Vec<(Cow<'_, str>, Borrowed<'_>)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::{on_deep_stack, CALLER_DEPTH, MAX_DEPTH};
     use crate::test_random::Rng;
 
     fn serde(text: &str) -> Option<Value> {
@@ -341,11 +348,28 @@ mod tests {
             assert_eq!(ours(text), None, "{text}");
             assert_eq!(serde(text), None, "{text}");
         }
+    }
+
+    /// serde_json stops at 127 levels; the caller's stack takes 128, and a deep one
+    /// [`MAX_DEPTH`](crate::json::MAX_DEPTH), past which it is refused as too deep.
+    #[test]
+    fn reads_as_deep_as_its_stack() {
         let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
-        assert!(serde(&nested(SERDE_DEPTH)).is_some());
-        assert!(ours(&nested(SERDE_DEPTH)).is_some());
-        assert!(serde(&nested(SERDE_DEPTH + 1)).is_none());
-        assert!(ours(&nested(SERDE_DEPTH + 1)).is_none());
+        assert!(serde(&nested(127)).is_some());
+        assert!(serde(&nested(128)).is_none());
+        let too_deep = Err(BorrowedError::Syntax(ParseError::TooDeep));
+        assert!(parse_borrowed(&nested(CALLER_DEPTH)).is_ok());
+        assert_eq!(
+            parse_borrowed(&nested(CALLER_DEPTH + 1)).map(|_| ()),
+            too_deep
+        );
+        let deep = on_deep_stack(|| {
+            let text = nested(MAX_DEPTH);
+            let read = parse_borrowed_on(&text, Stack::Deep).map(|tree| tree.to_value());
+            let past = parse_borrowed_on(&nested(MAX_DEPTH + 1), Stack::Deep).map(|_| ());
+            (read.is_ok(), past)
+        });
+        assert_eq!(deep, Some((true, too_deep)));
     }
 
     #[test]

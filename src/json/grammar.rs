@@ -2,12 +2,14 @@
 //! make: a [`Build`] turns the values into a tree ([`super::Node`]) or a flat tape
 //! ([`super::Tape`]), and both accept and refuse the same texts with the same errors.
 
+use super::deep::{on_deep_stack, Stack};
 use super::scan::plain_len;
 use super::JsonStr;
 use std::fmt;
 
 /// The deepest nesting accepted. The TypeScript writer overflows its stack at about 4,100
-/// levels of objects (2,600 of arrays) on Node 20; this is above both.
+/// levels of objects (2,600 of arrays) on Node 20, and its pack service serves tool calls
+/// only as deep as `structuredClone` copies them (about 3,000 levels); this is above all.
 pub const MAX_DEPTH: usize = 5_000;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,17 +70,9 @@ pub trait Build<'a> {
     fn finish(self, root: Self::Value) -> Self::Output;
 }
 
-/// Nesting up to this depth is parsed, walked and dropped on the caller's stack; a deeper
-/// document moves to a thread whose stack fits [`MAX_DEPTH`] (each level of parse, write and
-/// drop takes a few hundred bytes, and Node's main thread and tokio's workers have little room).
-const INLINE_DEPTH: usize = 128;
-
-/// A stack that fits a walk of a document [`MAX_DEPTH`] levels deep.
-pub const DEEP_STACK_BYTES: usize = 64 << 20;
-
 /// Parses `text` with a builder from `make` and hands what it built to `work`, wherever the
-/// stack fits it. Documents nested past [`INLINE_DEPTH`] are parsed again on a large-stack
-/// thread, so the common case pays for no thread and no extra scan.
+/// stack fits it. Documents nested past [`Stack::Caller`]'s depth are parsed again on a
+/// large-stack thread, so the common case pays for no thread and no extra scan.
 pub fn with_built<'t, B: Build<'t>, R: Send>(
     text: &'t str,
     make: impl Fn() -> B + Sync,
@@ -96,16 +90,13 @@ pub fn with_built_within<'t, B: Build<'t>, R: Send>(
     work: impl FnOnce(B::Output) -> R + Send,
 ) -> Result<R, ParseError> {
     let max_depth = max_depth.min(MAX_DEPTH);
-    match parse_within(text, INLINE_DEPTH.min(max_depth), make()) {
+    let inline = Stack::Caller.json_depth();
+    match parse_within(text, inline.min(max_depth), make()) {
         Ok(built) => Ok(work(built)),
-        Err(ParseError::TooDeep) if max_depth > INLINE_DEPTH => std::thread::scope(|scope| {
-            let worker = std::thread::Builder::new()
-                .name("kindgi-deep-json".into())
-                .stack_size(DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || parse_within(text, max_depth, make()).map(work))
-                .map_err(|_| ParseError::TooDeep)?;
-            worker.join().unwrap_or(Err(ParseError::TooDeep))
-        }),
+        Err(ParseError::TooDeep) if max_depth > inline => {
+            on_deep_stack(|| parse_within(text, max_depth, make()).map(work))
+                .unwrap_or(Err(ParseError::TooDeep))
+        }
         Err(error) => Err(error),
     }
 }

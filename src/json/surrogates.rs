@@ -8,6 +8,7 @@
 //! Only a document that had a lone surrogate is restored; one that also held the stand-ins
 //! themselves would get them back as surrogates.
 
+use super::{parse_borrowed_on, BorrowedError, ParseError, Stack};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -36,6 +37,37 @@ pub fn parse_with_lone_surrogates(text: &str) -> (serde_json::Result<Value>, boo
     let protected = protect_lone_surrogates(text);
     let held = matches!(protected, Cow::Owned(_));
     (serde_json::from_str(&protected), held)
+}
+
+/// Why [`parse_with_lone_surrogates_on`] read no value.
+#[derive(Debug)]
+pub enum ValueUnread {
+    /// Not JSON, in serde_json's words.
+    NotJson(serde_json::Error),
+    /// Nested deeper than the caller's stack holds: read it on [`Stack::Deep`].
+    OutgrewStack,
+}
+
+/// [`parse_with_lone_surrogates`] as deep as `stack` holds. serde_json stops at 127 levels;
+/// past them the borrowed tree, which reads what serde_json reads, reads it.
+pub fn parse_with_lone_surrogates_on(
+    text: &str,
+    stack: Stack,
+) -> (Result<Value, ValueUnread>, bool) {
+    let protected = protect_lone_surrogates(text);
+    let held = matches!(protected, Cow::Owned(_));
+    let refused = match serde_json::from_str(&protected) {
+        Ok(value) => return (Ok(value), held),
+        Err(refused) => refused,
+    };
+    let read = match parse_borrowed_on(&protected, stack) {
+        Ok(tree) => Ok(tree.to_value()),
+        Err(BorrowedError::Syntax(ParseError::TooDeep)) if stack == Stack::Caller => {
+            Err(ValueUnread::OutgrewStack)
+        }
+        Err(_) => Err(ValueUnread::NotJson(refused)),
+    };
+    (read, held)
 }
 
 /// `text` with every lone surrogate escape replaced by its stand-in; borrowed when it has none.

@@ -236,7 +236,9 @@ pub trait Runner: Send + Sync + 'static {
     }
 
     /// Whether the runner reads [`Call::message`]; one that does not (the JavaScript runner
-    /// parses the body) gets `null` there, and the service makes no `serde_json` copy.
+    /// parses the body) gets `null` there, and the service makes no `serde_json` copy. One
+    /// that does gets values as deep as the body (`json::MAX_DEPTH`), to walk on a stack that
+    /// fits them.
     fn reads_message(&self) -> bool {
         true
     }

@@ -658,7 +658,12 @@ mod tests {
         let id = request[0].as_str().unwrap_or_default();
         let tool = c.find_tool(id, None).expect("found by its id");
         assert_eq!(
-            crate::service::tool_io::check_input(&tool.input, &mut request[1].clone(), id),
+            crate::service::tool_io::check_input(
+                &tool.input,
+                &mut request[1].clone(),
+                id,
+                crate::json::Stack::Caller
+            ),
             Ok(None)
         );
         let plain = Catalog::from_index_json(r#"{"v":1,"tools":[],"guardrails":[]}"#);

@@ -4,8 +4,9 @@
 
 use crate::env::PackEnvCheck;
 use crate::json::{
-    has_lone_surrogates, parse_borrowed, protect_lone_surrogates, restore_lone_surrogates,
-    restore_lone_surrogates_if, Borrowed,
+    has_lone_surrogates, on_deep_stack, parse_borrowed_on, protect_lone_surrogates,
+    restore_lone_surrogates, restore_lone_surrogates_if, Borrowed, BorrowedError, ParseError,
+    Stack,
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
@@ -13,14 +14,16 @@ use crate::service::admission::{Admission, InFlight, Place};
 use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target, ToolOutput};
 use crate::service::call_log::{call_bindings, Reporter};
 pub use crate::service::call_log::{EventSink, ServiceEvent};
-use crate::service::catalog::Catalog;
+use crate::service::catalog::{Catalog, Tool};
 use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
 use crate::service::js_pulse::{JsPulse, READY_LIMIT};
-use crate::service::large_body::{LargeBodies, Turn};
+use crate::service::large_body::LargeBodies;
 use crate::service::start_gate::{Start, StartGate};
-use crate::service::tool_io::{check_input, check_output, result_message, Rejected};
+use crate::service::tool_io::{
+    check_input, check_output, result_message, Rejected, STACK_EXCEEDED,
+};
 use crate::validate::Instance;
 use crate::validate::MARKER_KEY;
 use serde_json::{Map, Value};
@@ -298,29 +301,111 @@ impl PackService {
         // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
         let turn = self.large_bodies.turn(body.len()).await;
         let protected = protect_lone_surrogates(body);
-        let lone_surrogates = matches!(protected, Cow::Owned(_));
-        // Read into a tree that borrows the body's strings: the input is checked on it.
-        let Ok(json) = turn.run(|| parse_borrowed(&protected)) else {
-            return Outcome::Message(
-                PackErrorMessage::new(
-                    PackErrorCode::MalformedMessage,
-                    "Request body is not valid JSON",
-                )
-                .to_json(),
-            );
+        let read = ReadBody {
+            body,
+            lone_surrogates: matches!(protected, Cow::Owned(_)),
+            protected: &protected,
+            traceparent: head.traceparent.as_deref(),
+        };
+        // Checked: the parsed body is gone before pack code runs, and the next large body may
+        // be parsed.
+        let prepared = turn.run(|| self.prepare(&read));
+        drop(turn);
+        let (word, id, bindings, started, next) = match prepared {
+            Prepared::Unrecorded(outcome) => return outcome,
+            Prepared::Call {
+                word,
+                id,
+                bindings,
+                started,
+                next,
+            } => (word, id, bindings, started, next),
+        };
+        let answer = match next {
+            Next::Answered(answer) => answer,
+            Next::Run { call, tool } => {
+                let timeout = Duration::from_millis(
+                    parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms),
+                );
+                let answer = self.run(call, timeout, started, bindings.clone()).await;
+                self.judged_output(answer, tool)
+            }
+        };
+        // Refused before its pack code started, or failed where TypeScript's call throws: no
+        // call to record, as in TypeScript.
+        if let Answer::Transport(reply) = answer {
+            return Outcome::Reply(reply);
+        }
+        self.reporter.report(ServiceEvent::Call {
+            target: word,
+            id,
+            duration_ms: started.elapsed().as_millis(),
+            outcome: answer.outcome(),
+            bindings,
+        });
+        match answer {
+            Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
+            // Its message may quote the request or the index (a version, an allowed value).
+            Answer::Error(error) => Outcome::Message(restore_lone_surrogates_if(
+                error.to_json(),
+                read.lone_surrogates || self.catalog.lone_surrogates(),
+            )),
+            Answer::Failed { reason, .. } => Outcome::Reply(Reply::error(500, &reason)),
+            // Only a tool's output is checked; a runner that answers a check with one is wrong.
+            Answer::Output(_) => Outcome::Reply(Reply::error(
+                500,
+                "The runner answered a check with a tool's output",
+            )),
+            Answer::Transport(reply) => Outcome::Reply(reply),
+        }
+    }
+
+    /// Parses, routes and checks a call's body on a stack that fits its nesting: the caller's,
+    /// or, for a body nested deeper than it holds, a deep one, where it is read again.
+    fn prepare(&self, read: &ReadBody<'_>) -> Prepared {
+        if let Some(prepared) = self.prepare_on(read, Stack::Caller) {
+            return prepared;
+        }
+        on_deep_stack(|| self.prepare_on(read, Stack::Deep))
+            .flatten()
+            // No thread could be started for it.
+            .unwrap_or_else(|| {
+                Prepared::Unrecorded(Outcome::Reply(Reply::error(500, STACK_EXCEEDED)))
+            })
+    }
+
+    /// [`PackService::prepare`] on `stack`: `None` when the body nests deeper than it holds.
+    /// Everything read from the parsed body is taken out of it here, so the tree never leaves
+    /// this stack.
+    fn prepare_on(&self, read: &ReadBody<'_>, stack: Stack) -> Option<Prepared> {
+        let json = match parse_borrowed_on(read.protected, stack) {
+            Ok(json) => json,
+            Err(BorrowedError::Syntax(ParseError::TooDeep)) if stack == Stack::Caller => {
+                return None
+            }
+            Err(_) => {
+                return Some(Prepared::Unrecorded(Outcome::Message(
+                    PackErrorMessage::new(
+                        PackErrorCode::MalformedMessage,
+                        "Request body is not valid JSON",
+                    )
+                    .to_json(),
+                )))
+            }
         };
         let kind = match parse_pack_request(&json) {
             Ok(Ok(kind)) => kind,
             Ok(Err(error)) => {
-                return Outcome::Message(restore_lone_surrogates_if(
-                    error.to_json(),
-                    lone_surrogates,
-                ))
+                return Some(Prepared::Unrecorded(Outcome::Message(
+                    restore_lone_surrogates_if(error.to_json(), read.lone_surrogates),
+                )))
             }
             Err(never) => match never {},
         };
         if kind == RequestKind::Tool && !self.context_tenant_allowed(&json) {
-            return Outcome::Reply(Reply::tenant_mismatch());
+            return Some(Prepared::Unrecorded(Outcome::Reply(
+                Reply::tenant_mismatch(),
+            )));
         }
         let started = Instant::now();
         let (word, id, found) = match kind {
@@ -345,74 +430,35 @@ impl PackService {
         let bindings = self
             .reporter
             .logs_calls(self.share_call_bindings)
-            .then(|| Arc::new(call_bindings(kind, &json, &id, head.traceparent.as_deref())));
-        let answer = match found {
-            Err(refused) => Answer::Error(*refused),
+            .then(|| Arc::new(call_bindings(kind, &json, &id, read.traceparent)));
+        let next = match found {
+            Err(refused) => Next::Answered(Answer::Error(*refused)),
             Ok(target) => {
-                let timeout = Duration::from_millis(
-                    parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms),
-                );
                 let call_bindings = bindings.clone().filter(|_| self.share_call_bindings);
-                let received = Received {
-                    message: json,
-                    body,
-                    lone_surrogates,
-                    turn,
-                };
-                self.run_target(
-                    target,
-                    received,
-                    &id,
-                    call_bindings,
-                    timeout,
-                    started,
-                    &bindings,
-                )
-                .await
+                self.checked_call(target, json, read, &id, call_bindings, stack)?
             }
         };
-        // Refused before its pack code started, or failed where TypeScript's call throws: no
-        // call to record, as in TypeScript.
-        if let Answer::Transport(reply) = answer {
-            return Outcome::Reply(reply);
-        }
-        self.reporter.report(ServiceEvent::Call {
-            target: word,
+        Some(Prepared::Call {
+            word,
             id,
-            duration_ms: started.elapsed().as_millis(),
-            outcome: answer.outcome(),
             bindings,
-        });
-        match answer {
-            Answer::Message(json) | Answer::ErrorJson { json, .. } => Outcome::Message(json),
-            // Its message may quote the request or the index (a version, an allowed value).
-            Answer::Error(error) => Outcome::Message(restore_lone_surrogates_if(
-                error.to_json(),
-                lone_surrogates || self.catalog.lone_surrogates(),
-            )),
-            Answer::Failed { reason, .. } => Outcome::Reply(Reply::error(500, &reason)),
-            // Only a tool's output is checked; a runner that answers a check with one is wrong.
-            Answer::Output(_) => Outcome::Reply(Reply::error(
-                500,
-                "The runner answered a check with a tool's output",
-            )),
-            Answer::Transport(reply) => Outcome::Reply(reply),
-        }
+            started,
+            next,
+        })
     }
 
-    /// Runs a found tool or check. A tool's input is checked (and its defaults filled) before
-    /// its handler runs and its output after, as the TypeScript runner orders them.
-    #[allow(clippy::too_many_arguments)]
-    async fn run_target(
+    /// A found tool or check, ready to run; a tool's input checked (and its defaults filled)
+    /// first, as the TypeScript runner orders it. `None` when the input's check outgrew the
+    /// caller's `stack`.
+    fn checked_call(
         &self,
         target: Target,
-        mut received: Received<'_>,
+        mut message: Borrowed<'_>,
+        read: &ReadBody<'_>,
         id: &str,
         call_bindings: Option<Arc<Map<String, Value>>>,
-        timeout: Duration,
-        started: Instant,
-        bindings: &Option<Arc<Map<String, Value>>>,
-    ) -> Answer {
+        stack: Stack,
+    ) -> Option<Next> {
         let tool = match &target {
             Target::Tool(tool) => Some(Arc::clone(tool)),
             Target::Check(_) => None,
@@ -421,83 +467,88 @@ impl PackService {
         let defaults_json = match &tool {
             None => None,
             Some(tool) => {
-                let checked = received
-                    .turn
-                    .run(|| match received.message.member_mut("input") {
-                        Some(input) => check_input(&tool.input, input, &tool.id),
-                        None => check_input(
-                            &tool.input,
-                            &mut serde_json::json!({ MARKER_KEY: "undefined" }),
-                            &tool.id,
-                        ),
-                    });
+                let checked = match message.member_mut("input") {
+                    Some(input) => check_input(&tool.input, input, &tool.id, stack),
+                    None => check_input(
+                        &tool.input,
+                        &mut serde_json::json!({ MARKER_KEY: "undefined" }),
+                        &tool.id,
+                        stack,
+                    ),
+                };
                 match checked {
                     // A default filled under a key holding a lone surrogate names it, and a
                     // default from the schema may hold one.
                     Ok(filled) => filled.map(|json| {
                         restore_lone_surrogates_if(
                             json,
-                            received.lone_surrogates || self.catalog.lone_surrogates(),
+                            read.lone_surrogates || self.catalog.lone_surrogates(),
                         )
                     }),
-                    Err(Rejected::Message(refused)) => return Answer::Error(*refused),
-                    Err(Rejected::Threw(message)) => {
-                        return Answer::Transport(Reply::error(500, message))
+                    Err(Rejected::Message(refused)) => {
+                        return Some(Next::Answered(Answer::Error(*refused)))
                     }
+                    Err(Rejected::Threw(message)) => {
+                        return Some(Next::Answered(Answer::Transport(Reply::error(
+                            500, message,
+                        ))))
+                    }
+                    Err(Rejected::OutgrewStack) => return None,
                 }
             }
         };
         // A runner that reads the parsed message gets it as `serde_json` values; the JavaScript
         // runner parses the body itself.
         let message = if self.runner.reads_message() {
-            received.message.to_value()
+            message.to_value()
         } else {
             Value::Null
         };
-        // Checked: the tree goes now, not when the call ends, and the next large body may be
-        // parsed.
-        drop(received.message);
-        drop(received.turn);
         let call = Call {
             target,
             message,
-            body: received.body.to_owned(),
+            body: read.body.to_owned(),
             id: id.to_owned(),
             bindings: call_bindings,
             defaults_json,
             start: Arc::new(StartGate::new(Arc::clone(&self.admission))),
         };
-        let answer = self.run(call, timeout, started, bindings.clone()).await;
-        match (answer, tool) {
-            (Answer::Output(output), Some(tool)) => {
-                match check_output(&tool.output, &output.marked, &tool.id) {
-                    // Its issues may name what the output or the schema held: written back as
-                    // they were.
-                    Err(Rejected::Threw(message)) => Answer::Transport(Reply::error(500, message)),
-                    Err(Rejected::Message(refused))
-                        if has_lone_surrogates(&output.marked)
-                            || self.catalog.lone_surrogates() =>
-                    {
-                        Answer::ErrorJson {
-                            code: refused.code,
-                            json: restore_lone_surrogates(&refused.to_json()).into_owned(),
-                        }
-                    }
-                    Err(Rejected::Message(refused)) => Answer::Error(*refused),
-                    Ok(()) => match output {
-                        ToolOutput {
-                            unwritable: Some(reason),
-                            ..
-                        } => Answer::failed(reason),
-                        ToolOutput {
-                            response: Some(response),
-                            ..
-                        } => Answer::Message(response),
-                        ToolOutput { marked, .. } => Answer::Message(result_message(&marked)),
-                    },
+        Some(Next::Run { call, tool })
+    }
+
+    /// A tool's output checked against its schema, after its handler ran, as the TypeScript
+    /// runner checks it; any other answer as it is.
+    fn judged_output(&self, answer: Answer, tool: Option<Arc<Tool>>) -> Answer {
+        let (output, tool) = match (answer, tool) {
+            (Answer::Output(output), Some(tool)) => (output, tool),
+            (answer, _) => return answer,
+        };
+        match check_output(&tool.output, &output.marked, &tool.id) {
+            // Its issues may name what the output or the schema held: written back as
+            // they were.
+            Err(Rejected::Threw(message)) => Answer::Transport(Reply::error(500, message)),
+            Err(Rejected::Message(refused))
+                if has_lone_surrogates(&output.marked) || self.catalog.lone_surrogates() =>
+            {
+                Answer::ErrorJson {
+                    code: refused.code,
+                    json: restore_lone_surrogates(&refused.to_json()).into_owned(),
                 }
             }
-            (answer, _) => answer,
+            Err(Rejected::Message(refused)) => Answer::Error(*refused),
+            // `check_output` moves to a deep stack itself; this is one it could not start.
+            Err(Rejected::OutgrewStack) => Answer::Transport(Reply::error(500, STACK_EXCEEDED)),
+            Ok(()) => match output {
+                ToolOutput {
+                    unwritable: Some(reason),
+                    ..
+                } => Answer::failed(reason),
+                ToolOutput {
+                    response: Some(response),
+                    ..
+                } => Answer::Message(response),
+                ToolOutput { marked, .. } => Answer::Message(result_message(&marked)),
+            },
         }
     }
 
@@ -572,15 +623,39 @@ impl PackService {
     }
 }
 
-/// A request body as received, parsed.
-struct Received<'a> {
-    message: Borrowed<'a>,
+/// A call's body as received, and what the service read from its head.
+struct ReadBody<'a> {
     /// The text, which a JavaScript runner parses itself.
     body: &'a str,
-    /// Whether the text held lone surrogates (stand-ins in `message`).
+    /// The text with lone surrogates as stand-ins: what Rust parses.
+    protected: &'a str,
+    /// Whether the text held lone surrogates (stand-ins in what is parsed).
     lone_surrogates: bool,
-    /// A large body's turn, until its input is checked.
-    turn: Turn,
+    traceparent: Option<&'a str>,
+}
+
+/// What a call's body comes to before its pack code runs. (Made and taken apart once a call,
+/// never stored: boxing the larger variant would cost an allocation a call for nothing.)
+#[allow(clippy::large_enum_variant)]
+enum Prepared {
+    /// Answered, with no call to record (a body that is no request, a tenant refused).
+    Unrecorded(Outcome),
+    /// A call to record.
+    Call {
+        word: &'static str,
+        id: String,
+        bindings: Option<Arc<Map<String, Value>>>,
+        started: Instant,
+        next: Next,
+    },
+}
+
+/// What becomes of a call to record.
+enum Next {
+    /// Answered before its pack code (not found, its input refused).
+    Answered(Answer),
+    /// Its pack code runs; a tool's output is checked after.
+    Run { call: Call, tool: Option<Arc<Tool>> },
 }
 
 /// The answer of a call whose deadline passed first.

@@ -5,7 +5,7 @@
 //! Validators are compiled once, when the catalog is read; a schema that does not compile is
 //! answered by every call that needs it, as the TypeScript runner answers it.
 
-use crate::json::parse_with_lone_surrogates;
+use crate::json::{on_deep_stack, parse_with_lone_surrogates_on, Stack, ValueUnread};
 use crate::protocol::{PackErrorCode, PackErrorMessage};
 use crate::service::runner_messages::RunnerMessage;
 use crate::validate::{
@@ -109,6 +109,10 @@ fn tool_error(code: PackErrorCode, message: String, tool_id: &str) -> Box<PackEr
     error
 }
 
+/// What TypeScript's service answers (500) where Ajv's code overflows its stack, and this one
+/// where a value outgrows every stack it has.
+pub const STACK_EXCEEDED: &str = "Maximum call stack size exceeded";
+
 /// Why one side of a call is not passed on.
 #[derive(Debug, PartialEq)]
 pub enum Rejected {
@@ -117,6 +121,9 @@ pub enum Rejected {
     /// Validation threw, as Ajv's generated code does on a schema that recurses forever: the
     /// TypeScript runner rejects, and its service answers 500 with this message.
     Threw(&'static str),
+    /// The value nests deeper than the caller's stack holds: judge it again, as it was, on
+    /// [`Stack::Deep`].
+    OutgrewStack,
 }
 
 fn issues(list: &[Issue]) -> Vec<Value> {
@@ -162,6 +169,7 @@ fn check<J: Instance>(
     value: &mut J,
     side: Judged,
     tool_id: &str,
+    stack: Stack,
 ) -> Result<Vec<DefaultApplied>, Rejected> {
     let code = side.code();
     let validator = match &schema.0 {
@@ -176,10 +184,11 @@ fn check<J: Instance>(
             return Err(Rejected::Message(error));
         }
     };
-    match validator.validate_recording_defaults(value) {
-        Ok(defaults) => Ok(defaults),
-        Err(Invalid::Recursion) => Err(Rejected::Threw("Maximum call stack size exceeded")),
-        Err(Invalid::Issues(found)) => {
+    match validator.validate_recording_defaults_on(value, stack) {
+        None => Err(Rejected::OutgrewStack),
+        Some(Ok(defaults)) => Ok(defaults),
+        Some(Err(Invalid::Recursion)) => Err(Rejected::Threw(STACK_EXCEEDED)),
+        Some(Err(Invalid::Issues(found))) => {
             let message = side.invalid().fill(&[("id", tool_id)]);
             let mut error = tool_error(code, message, tool_id);
             error.issues = Some(issues(&found));
@@ -191,36 +200,58 @@ fn check<J: Instance>(
 /// Checks a call's input where it lies in the parsed request, filling the schema's defaults into
 /// it. `Ok(None)` means none were filled; otherwise the defaults filled, as [`defaults_json`]
 /// writes them: a JavaScript runner applies them to the input it parses from the body, instead
-/// of parsing the whole input again.
+/// of parsing the whole input again. On the caller's `stack`, an input whose walk outgrows it
+/// is [`Rejected::OutgrewStack`].
 pub fn check_input<J: Instance>(
     schema: &CompiledSchema,
     input: &mut J,
     tool_id: &str,
+    stack: Stack,
 ) -> Result<Option<String>, Rejected> {
-    let defaults = check(schema, input, Judged::Input, tool_id)?;
+    let defaults = check(schema, input, Judged::Input, tool_id, stack)?;
     Ok((!defaults.is_empty()).then(|| defaults_json(&defaults)))
 }
 
 /// Checks a handler's output, given as JSON text in which what JSON cannot hold is marked
-/// (see `validate::MARKER_KEY`), so it is judged as Ajv judges the JavaScript value.
+/// (see `validate::MARKER_KEY`), so it is judged as Ajv judges the JavaScript value. An output
+/// nested deeper than the caller's stack holds is read and judged on a deep one.
 pub fn check_output(
     schema: &CompiledSchema,
     marked_output: &str,
     tool_id: &str,
 ) -> Result<(), Rejected> {
+    match check_output_on(schema, marked_output, tool_id, Stack::Caller) {
+        Err(Rejected::OutgrewStack) => {
+            on_deep_stack(|| check_output_on(schema, marked_output, tool_id, Stack::Deep))
+                .unwrap_or(Err(Rejected::OutgrewStack))
+        }
+        checked => checked,
+    }
+}
+
+fn check_output_on(
+    schema: &CompiledSchema,
+    marked_output: &str,
+    tool_id: &str,
+    stack: Stack,
+) -> Result<(), Rejected> {
     let side = Judged::Output;
-    let mut value: Value = parse_with_lone_surrogates(marked_output).0.map_err(|e| {
-        let message = format!("The value is not JSON: {e}");
-        let thrown = format!("Error: {message}");
-        let mut error = tool_error(
-            side.code(),
-            RunnerMessage::ToolOutputUnreadable.fill(&[("id", tool_id), ("thrown", &thrown)]),
-            tool_id,
-        );
-        error.cause = Some(error_cause("Error", &message));
-        Rejected::Message(error)
-    })?;
-    check(schema, &mut value, side, tool_id).map(|_| ())
+    let mut value = match parse_with_lone_surrogates_on(marked_output, stack).0 {
+        Ok(value) => value,
+        Err(ValueUnread::OutgrewStack) => return Err(Rejected::OutgrewStack),
+        Err(ValueUnread::NotJson(e)) => {
+            let message = format!("The value is not JSON: {e}");
+            let thrown = format!("Error: {message}");
+            let mut error = tool_error(
+                side.code(),
+                RunnerMessage::ToolOutputUnreadable.fill(&[("id", tool_id), ("thrown", &thrown)]),
+                tool_id,
+            );
+            error.cause = Some(error_cause("Error", &message));
+            return Err(Rejected::Message(error));
+        }
+    };
+    check(schema, &mut value, side, tool_id, stack).map(|_| ())
 }
 
 /// The `result` message for an output whose JSON text needed no change.
@@ -287,16 +318,24 @@ mod tests {
         );
         let mut input = json!({"a": 1});
         assert_eq!(
-            check_input(&schema, &mut input, "t"),
+            check_input(&schema, &mut input, "t", Stack::Caller),
             Ok(Some(r#"[["","n",3]]"#.into()))
         );
         assert_eq!(input, json!({"a": 1, "n": 3}), "filled where it lies");
-        assert_eq!(check_input(&schema, &mut json!({"n": 1}), "t"), Ok(None));
-        let refused = message(check_input(&schema, &mut json!({"n": "x"}), "t"));
+        assert_eq!(
+            check_input(&schema, &mut json!({"n": 1}), "t", Stack::Caller),
+            Ok(None)
+        );
+        let refused = message(check_input(
+            &schema,
+            &mut json!({"n": "x"}),
+            "t",
+            Stack::Caller,
+        ));
         assert_eq!(refused.message, "Tool \"t\" input failed validation");
         assert_eq!(refused.issues.map(|i| i.len()), Some(1));
         let absent = CompiledSchema::compile(None, Side::Input);
-        let refused = message(check_input(&absent, &mut json!({}), "t"));
+        let refused = message(check_input(&absent, &mut json!({}), "t", Stack::Caller));
         assert_eq!(
             refused.to_json(),
             r#"{"v":2,"kind":"error","code":"input-validation-failed","message":"Tool \"t\" input schema failed to compile: Error: schema must be object or boolean","toolId":"t","cause":{"name":"Error","message":"schema must be object or boolean","stack":"Error: schema must be object or boolean"}}"#
@@ -328,7 +367,63 @@ mod tests {
         let recursive = compiled(json!({"$ref": "#"}), Side::Output);
         assert_eq!(
             check_output(&recursive, "{}", "t"),
-            Err(Rejected::Threw("Maximum call stack size exceeded"))
+            Err(Rejected::Threw(STACK_EXCEEDED))
         );
+    }
+
+    /// An output nested past serde_json's 127 levels is read and judged on a deep stack, to
+    /// `json::MAX_DEPTH`; deeper, it is unreadable in serde_json's words, as before.
+    #[test]
+    fn deep_outputs_are_judged_on_a_deep_stack() {
+        let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+        let any = compiled(json!({}), Side::Output);
+        let tree = compiled(
+            json!({"type": "array", "items": {"$ref": "#"}}),
+            Side::Output,
+        );
+        for depth in [127, 128, 1_000, crate::json::MAX_DEPTH] {
+            assert_eq!(check_output(&any, &nested(depth), "t"), Ok(()), "{depth}");
+            assert_eq!(check_output(&tree, &nested(depth), "t"), Ok(()), "{depth}");
+        }
+        let refused = message(check_output(&any, &nested(crate::json::MAX_DEPTH + 1), "t"));
+        assert!(
+            refused
+                .message
+                .contains("The value is not JSON: recursion limit exceeded"),
+            "{}",
+            refused.message
+        );
+        // Deep and not JSON, still in serde_json's words.
+        let unreadable = message(check_output(&tree, &(nested(300) + "x"), "t"));
+        assert!(
+            unreadable.message.contains("not JSON"),
+            "{}",
+            unreadable.message
+        );
+        // An invalid deep output gets Ajv's issues, its path as deep as the value.
+        let wrong = "[".repeat(300) + "1" + &"]".repeat(300);
+        let refused = message(check_output(&tree, &wrong, "t"));
+        let path = "/0".repeat(300);
+        assert!(refused
+            .to_json()
+            .contains(&format!(r#""instancePath":"{path}""#)));
+    }
+
+    /// On the caller's stack an input the schema recurses on past its room is left for a deep
+    /// one; there it is judged.
+    #[test]
+    fn deep_inputs_outgrow_the_callers_stack() {
+        let tree = compiled(
+            json!({"type": "array", "items": {"$ref": "#"}}),
+            Side::Input,
+        );
+        let text = "[".repeat(1_000) + &"]".repeat(1_000);
+        let judged = crate::json::on_deep_stack(|| {
+            let mut input = crate::json::parse_borrowed_on(&text, Stack::Deep).expect("JSON");
+            let on_caller = check_input(&tree, &mut input, "t", Stack::Caller);
+            let on_deep = check_input(&tree, &mut input, "t", Stack::Deep);
+            (on_caller, on_deep)
+        });
+        assert_eq!(judged, Some((Err(Rejected::OutgrewStack), Ok(None))));
     }
 }

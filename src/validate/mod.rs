@@ -38,7 +38,9 @@ pub use program::Side;
 pub use run::{DefaultApplied, Invalid};
 pub use value::MARKER_KEY;
 
-use crate::json::{write_js_json, write_json_str};
+use crate::json::{
+    on_deep_stack, parse_with_lone_surrogates_on, write_js_json, write_json_str, Stack, ValueUnread,
+};
 use serde_json::Value;
 
 /// Filled defaults as JSON text, `[[pointer, key, value], …]` in the order they were filled:
@@ -91,22 +93,69 @@ impl Validator {
         run::validate(&self.program, value)
     }
 
+    /// [`Validator::validate_recording_defaults`] on `stack`: `None` when the value nests
+    /// deeper than the caller's stack holds, to be judged again, as it was, on
+    /// [`Stack::Deep`].
+    pub fn validate_recording_defaults_on<J: Instance>(
+        &self,
+        value: &mut J,
+        stack: Stack,
+    ) -> Option<Result<Vec<DefaultApplied>, Invalid>> {
+        run::validate_on(&self.program, value, stack)
+    }
+
     /// The schema as a JavaScript function body for the in-process fast path (see
     /// [`fast_js`]), or `None` when it uses a keyword that path does not write.
     pub fn fast_js(&self) -> Option<String> {
         fast_js::write(&self.program)
     }
 
-    /// [`Validator::validate_recording_defaults`] for a value in which a member whose reading
-    /// throws in JavaScript (a getter) is marked `{"\u0000js": "throws", …}`: `Err` with the
-    /// first such marker Ajv's generated code reads (it throws there), else the answer. Other
-    /// callers see such a marker as a value of no JSON type.
-    pub fn validate_reading(
-        &self,
-        value: &mut Value,
-    ) -> Result<Result<Vec<DefaultApplied>, Invalid>, Value> {
-        run::validate_reading(&self.program, value)
+    /// Judges a value given as JSON text in which a member whose reading throws in
+    /// JavaScript (a getter) is marked `{"\u0000js": "throws", …}`, lone surrogates as
+    /// `JSON.stringify` writes them: read and walked where it is, or, nested deeper than the
+    /// caller's stack holds, on a deep one, to `json::MAX_DEPTH` levels. Also says whether the
+    /// text held lone surrogates. `Err`: not JSON, in serde_json's words.
+    pub fn judge_marked(&self, text: &str) -> Result<(Judged, bool), serde_json::Error> {
+        let judged = match self.judge_marked_on(text, Stack::Caller) {
+            Err(ValueUnread::OutgrewStack) => {
+                on_deep_stack(|| self.judge_marked_on(text, Stack::Deep))
+                    // No thread could be started for it: where Ajv's code would overflow too.
+                    .unwrap_or(Ok((Judged::Recursed, false)))
+            }
+            judged => judged,
+        };
+        judged.or_else(|unread| match unread {
+            ValueUnread::NotJson(refused) => Err(refused),
+            // Only the caller's stack is outgrown, and that is tried again above.
+            ValueUnread::OutgrewStack => Ok((Judged::Recursed, false)),
+        })
     }
+
+    fn judge_marked_on(&self, text: &str, stack: Stack) -> Result<(Judged, bool), ValueUnread> {
+        let (value, stand_ins) = parse_with_lone_surrogates_on(text, stack);
+        let mut value = value?;
+        let judged = match run::validate_reading_on(&self.program, &mut value, stack) {
+            None => return Err(ValueUnread::OutgrewStack),
+            Some(Err(threw)) => Judged::Threw(threw),
+            Some(Ok(Ok(defaults))) => Judged::Valid(defaults),
+            Some(Ok(Err(Invalid::Issues(issues)))) => Judged::Invalid(issues),
+            Some(Ok(Err(Invalid::Recursion))) => Judged::Recursed,
+        };
+        Ok((judged, stand_ins))
+    }
+}
+
+/// What [`Validator::judge_marked`] makes of a value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Judged {
+    /// Valid, with the defaults filled in, in order (none on the output side).
+    Valid(Vec<DefaultApplied>),
+    /// Ajv's error objects, in Ajv's order.
+    Invalid(Vec<Issue>),
+    /// The schema recursed on the value without end: Ajv's code overflows its stack.
+    Recursed,
+    /// Ajv's code read a member whose reading threw: the `throws` marker it read.
+    Threw(Value),
 }
 
 #[cfg(test)]
@@ -354,5 +403,75 @@ mod tests {
             ),
             "Error: can't resolve reference #/$defs/nope from id #"
         );
+    }
+
+    /// Data the schema recurses on, deeper than the caller's stack holds, is left to a deep
+    /// stack, which judges it to `json::MAX_DEPTH` levels; recursion on one value is Ajv's
+    /// overflow on any stack.
+    #[test]
+    fn deep_recursion_moves_to_a_deep_stack() {
+        use crate::json::{on_deep_stack, parse_borrowed_on, MAX_DEPTH};
+        let schema = json!({"type": "array", "items": {"$ref": "#"}, "maxItems": 1});
+        let validator = Validator::compile(&schema, Side::Input).expect("compiles");
+        let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+        let judged = |depth: usize, stack: Stack| {
+            let text = nested(depth);
+            let mut tree = parse_borrowed_on(&text, Stack::Deep).expect("JSON");
+            validator
+                .validate_recording_defaults_on(&mut tree, stack)
+                .map(|result| result.is_ok())
+        };
+        let on_deep = |depth: usize| on_deep_stack(move || judged(depth, Stack::Deep));
+        // Two schemas a level: the caller's 700 hold 350 levels.
+        assert_eq!(
+            on_deep(350).map(|_| judged(350, Stack::Caller)),
+            Some(Some(true))
+        );
+        assert_eq!(on_deep(351).map(|_| judged(351, Stack::Caller)), Some(None));
+        assert_eq!(on_deep(MAX_DEPTH), Some(Some(true)));
+        let recursing = Validator::compile(&json!({"$ref": "#"}), Side::Input).expect("compiles");
+        let runaway = on_deep_stack(move || {
+            recursing.validate_recording_defaults_on(&mut json!([]), Stack::Deep)
+        });
+        assert_eq!(runaway, Some(Some(Err(Invalid::Recursion))));
+    }
+
+    /// Marked text is read and judged as deep as `json::MAX_DEPTH`, past serde_json's 127
+    /// levels; deeper, it is not JSON in serde_json's words.
+    #[test]
+    fn marked_text_is_judged_at_any_depth_up_to_the_limit() {
+        use crate::json::MAX_DEPTH;
+        let validator = Validator::compile(
+            &json!({"type": "array", "items": {"$ref": "#"}, "maxItems": 1}),
+            Side::Output,
+        )
+        .expect("compiles");
+        let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+        for depth in [1, 127, 128, 1_000, MAX_DEPTH] {
+            let judged = validator
+                .judge_marked(&nested(depth))
+                .map(|(judged, _)| judged);
+            assert_eq!(judged.ok(), Some(Judged::Valid(Vec::new())), "{depth}");
+        }
+        let two = "[".repeat(400) + "[],[]" + &"]".repeat(400);
+        match validator.judge_marked(&two) {
+            Ok((Judged::Invalid(issues), false)) => {
+                assert!(issues_json(&issues)
+                    .contains(&format!(r#""instancePath":"{}""#, "/0".repeat(399))))
+            }
+            other => panic!("{other:?}"),
+        }
+        let refused = validator.judge_marked(&nested(MAX_DEPTH + 1)).map(|_| ());
+        assert!(refused.is_err_and(|e| e.to_string().starts_with("recursion limit exceeded")));
+        let marked = r#"[{"\u0000js": "throws", "i": 0}]"#;
+        let reads = Validator::compile(
+            &json!({"type": "array", "items": {"type": "object"}}),
+            Side::Output,
+        )
+        .expect("compiles");
+        assert!(matches!(
+            reads.judge_marked(marked),
+            Ok((Judged::Threw(_), false))
+        ));
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Number, Value};
 pub const MARKER_KEY: &str = "\u{0}js";
 
 /// The tag of a marker for a member or item whose reading threw in JavaScript (a getter): the
-/// marker's other member says which (see `validate_reading`).
+/// marker's other member says which (see `Validator::judge_marked`).
 pub const THROWS: &str = "throws";
 
 /// The tag of a marker (`undefined`, `NaN`, `bigint`, …), when `value` is one.

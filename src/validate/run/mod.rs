@@ -17,15 +17,23 @@ use super::issue::{escape_pointer, params, Issue};
 use super::program::{DataType, GroupCode, Keyword, NodeId, ObjectSchema, Program, SchemaNode};
 use super::value::{self, Lookup};
 use crate::js::for_in_keys;
+use crate::json::Stack;
 use evaluated::{FrameVariables, ItemsVariable, PropsVariable};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-/// forever (`{"$ref": "#"}` and kin), where Ajv's generated code overflows the stack.
+/// Schemas entered on one value before the schema counts as recursing on it without end
+/// (`{"$ref": "#"}` and kin), where Ajv's generated code overflows the stack.
 const MAX_SAME_VALUE_DEPTH: usize = 64;
-/// Schemas entered in all, values included: a bound on this thread's stack (a level takes
-/// about a kilobyte; tokio's workers have two megabytes).
-const MAX_TOTAL_DEPTH: usize = 700;
+
+/// Schemas entered in all, values included, on `stack`: a bound on its use, sized for a tokio
+/// worker's 2 MiB and for the deep stack's 64 MiB (docs/design.md, *Deep values*).
+fn max_total_depth(stack: Stack) -> usize {
+    match stack {
+        Stack::Caller => 700,
+        Stack::Deep => 16_000,
+    }
+}
 
 /// Why a value was not accepted.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,27 +57,48 @@ pub fn validate<J: Instance>(
     program: &Program,
     value: &mut J,
 ) -> Result<Vec<DefaultApplied>, Invalid> {
-    validate_data(program, Data::Json(value), false).0
+    let (result, _, _) = validate_data(program, Data::Json(value), false, Stack::Caller);
+    result
 }
 
-/// [`validate`], where a member marked `throws` (see [`value::THROWS`]) throws when Ajv's
-/// generated code would read it: the first such marker read ends the run and is returned.
-pub fn validate_reading(
+/// [`validate`] on `stack`: `None` when the walk went deeper than the caller's stack holds
+/// (run it again on [`Stack::Deep`], on a value as it was before); on a deep stack, such a walk
+/// is [`Invalid::Recursion`], where Ajv's code, with less stack, has overflowed already.
+pub fn validate_on<J: Instance>(
     program: &Program,
-    value: &mut Value,
-) -> Result<Result<Vec<DefaultApplied>, Invalid>, Value> {
-    match validate_data(program, Data::Json(value), true) {
-        (_, Some(threw)) => Err(threw),
-        (result, None) => Ok(result),
+    value: &mut J,
+    stack: Stack,
+) -> Option<Result<Vec<DefaultApplied>, Invalid>> {
+    match validate_data(program, Data::Json(value), false, stack) {
+        (_, _, true) if stack == Stack::Caller => None,
+        (result, _, _) => Some(result),
     }
 }
 
+/// [`validate_on`], where a member marked `throws` (see [`value::THROWS`]) throws when Ajv's
+/// generated code would read it: the first such marker read ends the run and is returned.
+pub fn validate_reading_on(
+    program: &Program,
+    value: &mut Value,
+    stack: Stack,
+) -> Option<Result<Result<Vec<DefaultApplied>, Invalid>, Value>> {
+    match validate_data(program, Data::Json(value), true, stack) {
+        (_, Some(threw), _) => Some(Err(threw)),
+        (_, None, true) if stack == Stack::Caller => None,
+        (result, None, _) => Some(Ok(result)),
+    }
+}
+
+/// The answer, what a marker read threw, and whether the walk outgrew `stack`.
 fn validate_data<J: Instance>(
     program: &Program,
     data: Data<'_, J>,
     reading: bool,
-) -> (Result<Vec<DefaultApplied>, Invalid>, Option<Value>) {
+    stack: Stack,
+) -> (Result<Vec<DefaultApplied>, Invalid>, Option<Value>, bool) {
     let mut run = Run {
+        max_total_depth: max_total_depth(stack),
+        out_of_stack: false,
         reading,
         threw: None,
         defaults: Vec::new(),
@@ -91,7 +120,7 @@ fn validate_data<J: Instance>(
     } else {
         Err(Invalid::Issues(run.errors))
     };
-    (result, run.threw)
+    (result, run.threw, run.out_of_stack)
 }
 
 /// A value being validated: JSON, or a JavaScript value of no JSON type (`undefined`, or the
@@ -142,6 +171,10 @@ struct Run<'p> {
     /// Schemas entered on the current value.
     depth: usize,
     total_depth: usize,
+    /// The bound on `total_depth` on this run's stack.
+    max_total_depth: usize,
+    /// Set once `total_depth` reached its bound.
+    out_of_stack: bool,
     /// `dynamicAnchors`: the first schema met for each `$dynamicAnchor` name.
     dynamic: HashMap<String, NodeId>,
     /// Set once `depth` passed [`MAX_SAME_VALUE_DEPTH`]: everything after is moot.
@@ -316,11 +349,13 @@ impl<'p> Run<'p> {
                 if self.threw.is_some() {
                     return false;
                 }
-                if self.runaway
-                    || self.depth >= MAX_SAME_VALUE_DEPTH
-                    || self.total_depth >= MAX_TOTAL_DEPTH
-                {
+                if self.runaway || self.depth >= MAX_SAME_VALUE_DEPTH {
                     self.runaway = true;
+                    return false;
+                }
+                if self.total_depth >= self.max_total_depth {
+                    self.runaway = true;
+                    self.out_of_stack = true;
                     return false;
                 }
                 self.depth += 1;
