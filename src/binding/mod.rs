@@ -13,6 +13,7 @@ mod indexer;
 mod native_logs;
 mod pack_service;
 mod protocol;
+mod regexp;
 mod runner_messages;
 mod service;
 mod supervisor;
