@@ -8,7 +8,7 @@
 // Cloud Run, once with node as PID 1 of its own PID namespace, as in a container.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -132,6 +132,29 @@ function freePort() {
   });
 }
 
+/** Nodes the image's user can run, by uid. */
+const nodesForUser = new Map();
+
+/**
+ * A Node binary `uid` can run, of this process's version: this process's own where that user may
+ * run it, else a copy in a folder every user may read (as an image's node in /usr/local/bin is).
+ * A Node installed under a folder only its owner may enter (a cache in root's home) is not.
+ */
+function nodeForUser(uid, gid) {
+  if (!nodesForUser.has(uid)) {
+    let node = process.execPath;
+    if (spawnSync(node, ['--version'], { uid, gid, stdio: 'ignore' }).status !== 0) {
+      const dir = packFolder('kindgi-deploy-node-');
+      chmodSync(dir, 0o755);
+      node = join(dir, 'node');
+      copyFileSync(process.execPath, node);
+      chmodSync(node, 0o755);
+    }
+    nodesForUser.set(uid, node);
+  }
+  return nodesForUser.get(uid);
+}
+
 /**
  * Starts the image's CMD from its WORKDIR with its ENV, the Deployment's env and PORT, as the
  * image's user when this process may switch to it; `wrap` goes before it (unshare). Resolves
@@ -146,7 +169,8 @@ async function startAsTheImage(image, { wrap = [], signal } = {}) {
     const env = { PATH: process.env.PATH, ...image.env, ...deploymentEnv(), PORT: String(port) };
     const [uid, gid] = (image.user ?? '').split(':').map(Number);
     const asUser = wrap.length === 0 && process.getuid?.() === 0 && Number.isInteger(uid) ? { uid, gid: Number.isInteger(gid) ? gid : uid } : {};
-    const argv = [...wrap, process.execPath, ...args];
+    const node = asUser.uid === undefined ? process.execPath : nodeForUser(asUser.uid, asUser.gid);
+    const argv = [...wrap, node, ...args];
     const child = spawn(argv[0], argv.slice(1), { cwd: image.workdir, env, stdio: ['ignore', 'ignore', 'pipe'], ...asUser });
     // SIGKILL to unshare reaches the service too (--kill-child).
     signal?.addEventListener('abort', () => child.kill('SIGKILL'), { once: true });

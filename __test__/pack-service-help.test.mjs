@@ -1,6 +1,7 @@
 // `kindgi-pack-service --help` / `-h` as a process: usage on stdout, exit 0, whatever the
-// environment; every variable the process reads is named in it (read from a run that records
-// each `process.env` lookup, and from the Rust side's variable constants).
+// environment; every variable the package reads is named in it (read from a run that records
+// each `process.env` lookup the package's own code makes, and from the Rust side's variable
+// constants).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -80,14 +81,35 @@ test("a --help that is a flag's value is that value, not the help", async () => 
 test('every variable the process reads while it boots, serves a call and stops is in the help', async () => {
   const dir = packFolder('kindgi-help-env-');
   const out = join(dir, 'read.json');
-  // Records each name looked up in process.env, from before the package loads to the exit.
+  // Records each name the package's own code (lib/, bin/, index.js) looks up in process.env,
+  // from before the package loads to the exit. Node's own lookups (FORCE_COLOR, read by some
+  // lines as they write to a stream, say) are no setting of this process: the function that
+  // reads is not the package's.
   const recorder = join(dir, 'record-env.mjs');
+  const own = ['lib/', 'bin/', 'index.js'].map((path) => join(root, path));
   writeFileSync(
     recorder,
     `import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 const out = ${JSON.stringify(out)};
+const own = ${JSON.stringify(own)};
 const read = new Set();
-const note = (k) => { if (typeof k === 'string') read.add(k); };
+/** The file of the function that made the lookup: past this, note and the trap. */
+function reader() {
+  const prepare = Error.prepareStackTrace;
+  Error.prepareStackTrace = (_error, sites) => sites;
+  const holder = {};
+  Error.captureStackTrace(holder, reader);
+  const sites = holder.stack;
+  Error.prepareStackTrace = prepare;
+  const file = sites[2]?.getFileName() ?? '';
+  return file.startsWith('file:') ? fileURLToPath(file) : file;
+}
+const note = (k) => {
+  if (typeof k !== 'string') return;
+  const file = reader();
+  if (own.some((path) => file.startsWith(path))) read.add(k);
+};
 process.env = new Proxy(process.env, {
   get: (t, k) => (note(k), Reflect.get(t, k)),
   has: (t, k) => (note(k), Reflect.has(t, k)),
@@ -117,10 +139,7 @@ process.on('exit', () => writeFileSync(out, JSON.stringify([...read].sort())));
   await res.arrayBuffer();
   child.kill('SIGTERM');
   assert.equal(await exited, 0);
-  const read = JSON.parse(readFileSync(out, 'utf8'));
-  // Node's own lookups (its ES module loader's), which are no setting of this process.
-  const NODE_OWN = new Set(['WATCH_REPORT_DEPENDENCIES']);
-  const ours = read.filter((name) => !NODE_OWN.has(name));
+  const ours = JSON.parse(readFileSync(out, 'utf8'));
   for (const name of ['KINDGI_PACK_SERVICE_TOKEN', 'PORT', 'KINDGI_PACK_INDEX', 'KINDGI_LOG_LEVEL']) {
     assert.ok(ours.includes(name), `the recorder saw ${name} read (${ours.join(', ')})`);
   }

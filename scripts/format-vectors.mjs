@@ -10,12 +10,19 @@
 //
 // `compare` of time and date-time reads a string without a UTC offset as local time: the answers
 // are computed in UTC, the zone the Rust port assumes.
+//
+// `regex` is `new RegExp(str)`, whose syntax differs between Node's lines: `recorded.json` keeps
+// the line the answers were recorded on and what its V8 answered for the core's syntax probes,
+// and the Rust test checks the `regex` answers in that syntax. On a line of another syntax,
+// `--check` reports the `regex` rows that line answers otherwise (the node suite holds every
+// line to its own ajv-formats, __test__/validate-fast.test.mjs).
 process.env.TZ = 'UTC';
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { native, runRegexpProbe } from '../lib/native.js';
 
 const require = createRequire(import.meta.url);
 const { fullFormats } = require('ajv-formats/dist/formats.js');
@@ -83,6 +90,11 @@ const build = {
     });
     return writeLists({ numbers: rows });
   },
+};
+
+build['recorded.json'] = () => {
+  const regexpProbes = Object.fromEntries(native.regexpSyntaxProbes().map((probe) => [probe.source, runRegexpProbe(probe)]));
+  return `${JSON.stringify({ node: Number(process.versions.node.split('.')[0]), regexpProbes }, null, 2)}\n`;
 };
 
 const check = process.argv.includes('--check');

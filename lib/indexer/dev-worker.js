@@ -3,32 +3,16 @@
 // Pack code runs here, not in the dev loop's own process. One request at a time over IPC:
 // `{ id, kind: 'config' | 'index', options }` in, `{ id, … }` out.
 import { readFile } from 'node:fs/promises';
-import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
 import { compileSchema } from '../validate.js';
 import { loadKindgiConfig } from './config.js';
+import { watchPackImports } from './dev-imports.js';
 import { indexPack } from './run.js';
 
 const cache = new Map();
 // Every file a pack module has imported, by path: what a change to needs a fresh process.
 const importedByPack = new Set();
-const { port1, port2 } = new MessageChannel();
-let flushed;
-port1.on('message', (message) => {
-  if (message.url !== undefined) importedByPack.add(fileURLToPath(message.url.replace(/[?#].*$/, '')));
-  else flushed?.();
-});
-port1.unref();
-register('./dev-import-hooks.js', { parentURL: import.meta.url, data: { port: port2 }, transferList: [port2] });
-
-/** Resolves once every import the hooks saw so far has been reported. */
-function importsReported() {
-  return new Promise((resolve) => {
-    flushed = resolve;
-    port1.postMessage('flush');
-  });
-}
+const imports = watchPackImports((url) => importedByPack.add(fileURLToPath(url.replace(/[?#].*$/, ''))));
 
 /**
  * The written index's tool schemas that do not compile. The indexer carries them as declared
@@ -60,7 +44,7 @@ async function answer({ kind, options }) {
     return loaded.kind === 'err' ? { error: loaded.error } : { discovery: loaded.value.discovery ?? null };
   }
   const { outcome, stages, files } = await indexPack(options, { cache });
-  await importsReported();
+  await imports.reported();
   return {
     outcome,
     stages,

@@ -14,6 +14,7 @@ mod native_logs;
 mod owned_future;
 mod pack_service;
 mod protocol;
+mod regexp;
 mod runner_messages;
 mod service;
 mod supervisor;

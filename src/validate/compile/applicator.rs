@@ -1,8 +1,8 @@
 //! The applicator vocabulary: keywords that apply subschemas to the value or its members.
 
-use super::schema_fragment;
+use super::{pattern_error, schema_fragment};
 use super::{Compiler, SchemaContext};
-use crate::js::{for_in_keys, regexp::v8_error_reason};
+use crate::js::{for_in_keys, regexp};
 use crate::validate::error::CompileError;
 use crate::validate::evaluated::{EvaluatedItems, EvaluatedOp, EvaluatedProps, StaticProps};
 use crate::validate::program::Keyword;
@@ -376,13 +376,8 @@ impl<'s> Compiler<'s> {
                 for key in keys {
                     if let Some(properties) = declared {
                         // Ajv tests these with `new RegExp(pattern)`, without the u flag.
-                        let plain = regress::Regex::new(key).map_err(|e| CompileError {
-                            name: "SyntaxError",
-                            message: format!(
-                                "Invalid regular expression: /{key}/: {}",
-                                v8_error_reason(key, &e.to_string())
-                            ),
-                        })?;
+                        let plain = regexp::compile_annex_b(key, regexp::running())
+                            .map_err(|error| pattern_error(key, "", error))?;
                         let plain = Some(plain);
                         for prop in for_in_keys(properties) {
                             if plain.as_ref().is_some_and(|r| r.find(prop).is_some()) {

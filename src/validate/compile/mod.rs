@@ -23,7 +23,7 @@ use super::metaschemas::{is_meta_document, META_VALUES};
 use super::program::{DataType, Keyword, Limit, NodeId, Pattern, Program, SchemaNode, Side};
 use super::resources::{collect_resources, contains_ptr, Resources};
 use super::value;
-use crate::js::{for_in_keys, number_to_string, regexp::v8_error_reason};
+use crate::js::{for_in_keys, number_to_string, regexp};
 use crate::json::holds_stand_in;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -65,6 +65,24 @@ fn schema_fragment(key: &str) -> Result<String, CompileError> {
         });
     }
     Ok(escape_fragment(key))
+}
+
+/// Why `new RegExp(source, flags)` does not compile, as the schema's error: V8's `SyntaxError`,
+/// or a pattern V8 runs that the engine here cannot run as V8 does (Ajv compiles it).
+fn pattern_error(source: &str, flags: &str, error: regexp::PatternError) -> CompileError {
+    match error {
+        regexp::PatternError::V8(reason) => CompileError {
+            name: "SyntaxError",
+            message: format!("Invalid regular expression: /{source}/{flags}: {reason}"),
+        },
+        regexp::PatternError::Unsupported(construct) => CompileError {
+            name: "Error",
+            message: format!(
+                "Unsupported regular expression: /{source}/{flags}: {}. V8 compiles it, but the service's regular expression engine cannot match it as V8 does",
+                construct.describe()
+            ),
+        },
+    }
 }
 
 /// The state one schema location accumulates while its keywords compile.
@@ -310,13 +328,8 @@ impl<'s> Compiler<'s> {
         if let Some(p) = self.patterns.get(source) {
             return Ok(p.clone());
         }
-        let regex = regress::Regex::with_flags(source, "u").map_err(|e| CompileError {
-            name: "SyntaxError",
-            message: format!(
-                "Invalid regular expression: /{source}/u: {}",
-                v8_error_reason(source, &e.to_string())
-            ),
-        })?;
+        let regex = regexp::compile_unicode(source, regexp::running())
+            .map_err(|error| pattern_error(source, "u", error))?;
         let pattern = Arc::new(Pattern {
             source: source.to_owned(),
             regex,

@@ -1,12 +1,17 @@
-//! `regex`: whether `new RegExp(str)` would throw (see `crate::js::regexp`).
+//! `regex`: whether `new RegExp(str)` would throw in the running V8 (see `crate::js::regexp`).
 
-use crate::js::regexp::is_valid_pattern;
+use crate::js::regexp::{is_valid_pattern, running, Syntax};
 
 /// `regex(str)`: false when `Z_ANCHOR = /[^\\]\\Z/` matches, else whether `new RegExp(str)`
-/// (NO flags: the installed ajv-formats does not pass "u") would not throw. See
-/// [`is_valid_pattern`] for the port of V8's non-Unicode (Annex B) syntax.
+/// (NO flags: the installed ajv-formats does not pass "u") would not throw in the V8 this
+/// process runs in. See [`is_valid_pattern`] for the port of V8's non-Unicode (Annex B) syntax.
 pub fn regex(value: &str) -> bool {
-    !has_z_anchor(value) && is_valid_pattern(value)
+    regex_in(value, running())
+}
+
+/// `regex(str)` in a V8 of `syntax`.
+pub fn regex_in(value: &str, syntax: Syntax) -> bool {
+    !has_z_anchor(value) && is_valid_pattern(value, syntax)
 }
 
 /// `/[^\\]\\Z/.test(str)`: a `\Z` preceded by any code unit but a backslash. A UTF-8 byte before
