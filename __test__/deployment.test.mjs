@@ -214,8 +214,9 @@ function probePath(name) {
   return probe.httpGet.path;
 }
 
-test('the Containerfile: Node 20 slim, npm ci --omit=dev, a non-root user, node running the bin as PID 1, PORT', () => {
-  for (const stage of stages) assert.match(stage.image, /^node:20(\.\d+)*-(\w+-)?slim(@sha256:[0-9a-f]{64})?$/, 'a Node 20 slim base');
+test('the Containerfile: Node 26 slim, npm ci --omit=dev, a non-root user, node running the bin as PID 1, PORT', () => {
+  // Node 26, the Active LTS line (docs/deployment.md says why).
+  for (const stage of stages) assert.match(stage.image, /^node:26(\.\d+)*-(\w+-)?slim(@sha256:[0-9a-f]{64})?$/, 'a Node 26 slim base');
   const final = stages.at(-1);
   const runs = final.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.rest);
   assert.ok(runs.some((r) => /^npm ci --omit=dev\b/.test(r)), 'the image installs production dependencies only');

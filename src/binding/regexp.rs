@@ -5,12 +5,14 @@ use super::errors::{JsError, NativeError, NativeErrorCode};
 use crate::js::regexp::{running, set_running, DuplicateNames, Syntax, PROBES};
 use napi_derive::napi;
 
-/// A probe: true when `new RegExp(source, flags)` compiles and matches `subject`, if any.
+/// A probe: true when `new RegExp(source, flags)` compiles and matches `subject`, if any; or,
+/// given a refusal, when it throws with a message ending in those words.
 #[napi(object)]
 pub struct RegexpProbeJs {
     pub source: String,
     pub flags: String,
     pub subject: Option<String>,
+    pub refusal: Option<String>,
 }
 
 /// The probes, in the order `useRegexpSyntax` takes the answers.
@@ -22,6 +24,7 @@ pub fn regexp_syntax_probes() -> Vec<RegexpProbeJs> {
             source: probe.source.to_owned(),
             flags: probe.flags.to_owned(),
             subject: probe.subject.map(str::to_owned),
+            refusal: probe.refusal.map(str::to_owned),
         })
         .collect()
 }
@@ -50,6 +53,7 @@ pub struct RegexpSyntaxJs {
     /// `refused`, `one-range` or `disjoint` (see `DuplicateNames`).
     pub duplicate_names: String,
     pub folds_in_modifiers: bool,
+    pub decimal_escape_in_class_words_decimal: bool,
 }
 
 #[napi(js_name = "regexpSyntax")]
@@ -64,5 +68,6 @@ pub fn regexp_syntax() -> RegexpSyntaxJs {
         }
         .to_owned(),
         folds_in_modifiers: syntax.folds_in_modifiers,
+        decimal_escape_in_class_words_decimal: syntax.decimal_escape_in_class_words_decimal,
     }
 }

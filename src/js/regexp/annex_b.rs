@@ -25,7 +25,9 @@
 //! duplicate names.
 
 use super::error::V8Error;
-use super::groups::{group_name, hex4, hex_value, opening, unit, Groups, Opening, END};
+use super::groups::{
+    count_captures, group_name, hex4, hex_value, opening, unit, Groups, Opening, END,
+};
 use super::syntax::Syntax;
 
 /// What a pattern V8 accepts holds that regress does not match as V8 does.
@@ -35,6 +37,10 @@ pub struct Hazards {
     pub overlapping: Option<Vec<u32>>,
     /// A `\k<name>` whose name repeats.
     pub duplicate_reference: Option<Vec<u32>>,
+    /// The pattern written so that regress reads it as V8 does, where it would not read the
+    /// source so: an identity escape `\u`, `\x` (`\u{2}` is `u{2}` to V8, a code point to
+    /// regress) or a `\c` that is a literal backslash, written out.
+    pub for_regress: Option<String>,
 }
 
 /// Why `new RegExp(pattern)` (no flags) throws in a V8 of `syntax`, if it does; else what in it
@@ -43,11 +49,13 @@ pub fn check(pattern: &str, syntax: Syntax) -> Result<Hazards, V8Error> {
     let units: Vec<u16> = pattern.encode_utf16().collect();
     let mut parser = Parser {
         has_named_captures: scan_for_named_captures(&units),
+        capture_count: count_captures(&units),
         units,
         pos: 0,
         syntax,
         groups: Groups::new(syntax.duplicate_names),
         references: Vec::new(),
+        spelled: Vec::new(),
     };
     parser.parse()
 }
@@ -102,6 +110,10 @@ struct Parser {
     groups: Groups,
     /// Names used by `\k<…>`.
     references: Vec<Vec<u32>>,
+    /// How many captures the whole pattern has (V8's `ScanForCaptures`).
+    capture_count: usize,
+    /// Pieces of the source (start, end, in code units) regress must be given otherwise.
+    spelled: Vec<(usize, usize, &'static str)>,
 }
 
 type Parsed<T> = Result<T, V8Error>;
@@ -163,15 +175,25 @@ impl Parser {
                             return Err(V8Error::InvalidNamedReference);
                         }
                         let (name, end) = group_name(&self.units, self.pos + 1)?;
+                        // One that can only match the empty string regress reads otherwise
+                        // without `u`.
+                        if self.groups.name_refers_to_nothing(&name) {
+                            self.spelled.push((self.pos - 2, end, "(?:)"));
+                        }
                         self.pos = end;
                         self.references.push(name);
                     }
+                    Some('1'..='9') => self.decimal_escape(),
                     // Every other escape is an atom that cannot throw without `u`:
                     // backreference or legacy octal, identity escape, `\cX` or a literal
                     // backslash before `c`, `\x`/`\u` with or without hex digits. What
                     // follows the escape character is read as plain characters again,
                     // which gives the same validity. (None: an escaped surrogate.)
-                    Some(_) | None => self.pos += 2,
+                    Some(escaped) => {
+                        self.spell_escape(escaped);
+                        self.pos += 2;
+                    }
+                    None => self.pos += 2,
                 },
                 Some('{') => {
                     if self.interval_quantifier().is_some() {
@@ -206,6 +228,7 @@ impl Parser {
             return Err(V8Error::InvalidNamedCaptureReferenced);
         }
         Ok(Hazards {
+            for_regress: self.for_regress(),
             overlapping: self.groups.overlapping.take(),
             duplicate_reference: self
                 .references
@@ -349,6 +372,7 @@ impl Parser {
                     control & 0x1F
                 } else {
                     // A literal backslash; the `c` is read next.
+                    self.spelled.push((self.pos, self.pos + 1, "\\\\"));
                     self.pos += 1;
                     u32::from(b'\\')
                 }
@@ -370,6 +394,7 @@ impl Parser {
                     h * 16 + l
                 }
                 _ => {
+                    self.spelled.push((self.pos, self.pos + 1, ""));
                     self.pos += 2;
                     u32::from(b'x')
                 }
@@ -380,6 +405,7 @@ impl Parser {
                     v
                 }
                 None => {
+                    self.spelled.push((self.pos, self.pos + 1, ""));
                     self.pos += 2;
                     u32::from(b'u')
                 }
@@ -391,6 +417,60 @@ impl Parser {
             }
         };
         Ok(ClassAtom::Char(value))
+    }
+
+    /// Notes how regress must be given the atom escape `\<escaped>` at `pos`, outside a class.
+    fn spell_escape(&mut self, escaped: char) {
+        let hex = |p: &Self, i: usize| hex_value(p.at(i)).is_some();
+        let spelled = match escaped {
+            'u' if hex4(&self.units, self.pos + 2).is_none() => "",
+            'x' if !hex(self, self.pos + 2) || !hex(self, self.pos + 3) => "",
+            'c' if !char::from_u32(self.at(self.pos + 2))
+                .is_some_and(|c| c.is_ascii_alphabetic()) =>
+            {
+                "\\\\"
+            }
+            _ => return,
+        };
+        self.spelled.push((self.pos, self.pos + 1, spelled));
+    }
+
+    /// `\1` to `\9…` at `pos`: a backreference where the pattern has that many captures
+    /// (`ParseBackReferenceIndex`), else an octal or identity escape. One that can only match
+    /// the empty string (`Groups::refers_to_nothing`) regress reads otherwise without `u`.
+    fn decimal_escape(&mut self) {
+        const MAX_CAPTURES: usize = 1 << 16;
+        let mut end = self.pos + 1;
+        let mut value = 0;
+        while let Some(d) = char::from_u32(self.at(end)).and_then(|c| c.to_digit(10)) {
+            value = value * 10 + d as usize;
+            if value > MAX_CAPTURES {
+                break;
+            }
+            end += 1;
+        }
+        if value <= self.capture_count && self.groups.refers_to_nothing(value) {
+            self.spelled.push((self.pos, end, "(?:)"));
+            self.pos = end;
+        } else {
+            self.pos += 2;
+        }
+    }
+
+    /// The source with [`Parser::spelled`] applied, if anything is.
+    fn for_regress(&self) -> Option<String> {
+        if self.spelled.is_empty() {
+            return None;
+        }
+        let mut units = Vec::with_capacity(self.units.len() + 4 * self.spelled.len());
+        let mut from = 0;
+        for &(start, end, with) in &self.spelled {
+            units.extend_from_slice(&self.units[from..start]);
+            units.extend(with.encode_utf16());
+            from = end;
+        }
+        units.extend_from_slice(&self.units[from..]);
+        Some(String::from_utf16_lossy(&units))
     }
 
     /// `ParseOctalLiteral` at the first digit: up to three octal digits below 256.

@@ -9,6 +9,10 @@ pub enum V8Error {
     UnmatchedParen,
     EscapeAtEndOfPattern,
     NothingToRepeat,
+    /// A `{`, `}` or `]` where an atom goes (Unicode mode).
+    LoneQuantifierBrackets,
+    /// A `{` after an atom that does not start a quantifier (Unicode mode).
+    IncompleteQuantifier,
     /// `{n,m}` with m < n.
     QuantifierOutOfOrder,
     InvalidQuantifier,
@@ -23,6 +27,12 @@ pub enum V8Error {
     InvalidNamedCaptureReferenced,
     InvalidUnicodeEscape,
     InvalidEscape,
+    InvalidDecimalEscape,
+    InvalidClassEscape,
+    InvalidPropertyName,
+    InvalidClassPropertyName,
+    /// A range with a class escape at an end (Unicode mode).
+    InvalidCharacterClass,
     UnterminatedCharacterClass,
     /// `[b-a]`.
     ClassRangeOutOfOrder,
@@ -36,6 +46,8 @@ impl V8Error {
             V8Error::UnmatchedParen => "Unmatched ')'",
             V8Error::EscapeAtEndOfPattern => "\\ at end of pattern",
             V8Error::NothingToRepeat => "Nothing to repeat",
+            V8Error::LoneQuantifierBrackets => "Lone quantifier brackets",
+            V8Error::IncompleteQuantifier => "Incomplete quantifier",
             V8Error::QuantifierOutOfOrder => "numbers out of order in {} quantifier",
             V8Error::InvalidQuantifier => "Invalid quantifier",
             V8Error::InvalidGroup => "Invalid group",
@@ -49,6 +61,11 @@ impl V8Error {
             V8Error::InvalidNamedCaptureReferenced => "Invalid named capture referenced",
             V8Error::InvalidUnicodeEscape => "Invalid Unicode escape",
             V8Error::InvalidEscape => "Invalid escape",
+            V8Error::InvalidDecimalEscape => "Invalid decimal escape",
+            V8Error::InvalidClassEscape => "Invalid class escape",
+            V8Error::InvalidPropertyName => "Invalid property name",
+            V8Error::InvalidClassPropertyName => "Invalid property name in character class",
+            V8Error::InvalidCharacterClass => "Invalid character class",
             V8Error::UnterminatedCharacterClass => "Unterminated character class",
             V8Error::ClassRangeOutOfOrder => "Range out of order in character class",
         }
@@ -70,6 +87,15 @@ pub enum Unsupported {
     /// ſ, K (U+212A) or Å (U+212B) inside an `(?i:` group, which V8 12.5 to 13 matches by
     /// itself only (see `Syntax::folds_in_modifiers`).
     UnfoldedLetterInModifierGroup(char),
+    /// A letter with a case partner reached only by case folding (k and K, say), after a
+    /// property escape in the same `(?i:` group: V8 matches it without that partner.
+    LetterAfterPropertyInModifierGroup(char),
+    /// A backreference inside a negative lookaround: V8 tries a match starting inside a
+    /// surrogate pair, where the backreference fails and so the lookaround holds; regress
+    /// starts a match only between characters.
+    BackreferenceInNegativeLookaround,
+    /// Anything else regress cannot read (its reason).
+    Unreadable(String),
 }
 
 impl Unsupported {
@@ -89,6 +115,13 @@ impl Unsupported {
                 "{c} (U+{:04X}) inside a modifier group that sets the i flag (this V8 matches it by itself only)",
                 u32::from(*c)
             ),
+            Unsupported::LetterAfterPropertyInModifierGroup(c) => format!(
+                "{c} after a property escape inside a modifier group that sets the i flag (V8 does not match all its case partners there)"
+            ),
+            Unsupported::BackreferenceInNegativeLookaround => {
+                "a backreference inside a negative lookaround (V8 also tries a match starting inside a surrogate pair, where it fails)".to_owned()
+            }
+            Unsupported::Unreadable(reason) => format!("regress cannot read it ({reason})"),
         }
     }
 }

@@ -218,6 +218,7 @@ struct Frame {
     /// V8's `disjunction_capture_index`: the group's own capture index, or the number of
     /// captures opened before it.
     index: usize,
+    capture: bool,
     name: Option<Vec<u32>>,
     lookaround: bool,
     lookbehind: bool,
@@ -265,6 +266,7 @@ impl Groups {
             named: Vec::new(),
             frames: vec![Frame {
                 index: 0,
+                capture: false,
                 name: None,
                 lookaround: false,
                 lookbehind: false,
@@ -293,6 +295,7 @@ impl Groups {
             .unwrap_or_default();
         self.frames.push(Frame {
             index: self.captures,
+            capture: matches!(opening, Opening::Capture | Opening::NamedCapture),
             name,
             lookaround: matches!(opening, Opening::Lookahead | Opening::Lookbehind),
             lookbehind: opening == Opening::Lookbehind,
@@ -374,6 +377,30 @@ impl Groups {
         Some(Ok(closed))
     }
 
+    /// Whether a backreference here to capture `index` can only match the empty string: it is
+    /// inside that capture (V8 reads it as empty), or the capture comes later (not inside a
+    /// lookbehind, which matches backwards and so may have read it first).
+    pub(super) fn refers_to_nothing(&self, index: usize) -> bool {
+        let later = index > self.captures && !self.frames.iter().any(|f| f.lookbehind);
+        self.inside_capture(index) || later
+    }
+
+    /// The same for a `\k<name>`.
+    pub(super) fn name_refers_to_nothing(&self, name: &[u32]) -> bool {
+        let later = !self.has_name(name) && !self.frames.iter().any(|f| f.lookbehind);
+        self.inside_name(name) || later
+    }
+
+    /// Whether capture `index` is open here (a backreference to it V8 reads as empty).
+    pub(super) fn inside_capture(&self, index: usize) -> bool {
+        self.frames.iter().any(|f| f.capture && f.index == index)
+    }
+
+    /// Whether a capture of this name is open here.
+    pub(super) fn inside_name(&self, name: &[u32]) -> bool {
+        self.frames.iter().any(|f| f.name.as_deref() == Some(name))
+    }
+
     /// Whether a group of this name exists (closed).
     pub(super) fn has_name(&self, name: &[u32]) -> bool {
         self.named.iter().any(|(n, _)| n == name)
@@ -390,4 +417,35 @@ impl Groups {
 /// A name as text, for an error.
 pub(super) fn name_text(name: &[u32]) -> String {
     name.iter().filter_map(|&c| char::from_u32(c)).collect()
+}
+
+/// V8's `ScanForCaptures` (without `v`): every `(` that is not `(?`, and every `(?<` that is
+/// not a lookbehind, outside escapes and classes.
+pub(super) fn count_captures(units: &[u16]) -> usize {
+    let mut count = 0;
+    let mut i = 0;
+    while i < units.len() {
+        let c = unit(units, i);
+        i += 1;
+        if c == u32::from(b'\\') {
+            i += 1;
+        } else if c == u32::from(b'[') {
+            while i < units.len() {
+                let c = unit(units, i);
+                i += 1;
+                if c == u32::from(b'\\') {
+                    i += 1;
+                } else if c == u32::from(b']') {
+                    break;
+                }
+            }
+        } else if c == u32::from(b'(') {
+            let named = unit(units, i + 1) == u32::from(b'<')
+                && !matches!(char::from_u32(unit(units, i + 2)), Some('=' | '!'));
+            if unit(units, i) != u32::from(b'?') || named {
+                count += 1;
+            }
+        }
+    }
+    count
 }

@@ -11,6 +11,7 @@ mod groups;
 mod reason;
 mod syntax;
 mod unicode;
+mod unicode_atoms;
 
 pub use error::{PatternError, Unsupported, V8Error};
 pub use reason::v8_error_reason;
@@ -37,8 +38,13 @@ pub fn compile_annex_b(source: &str, syntax: Syntax) -> Result<Regex, PatternErr
             Unsupported::BackreferenceToDuplicateName(groups::name_text(&name)),
         ));
     }
-    Regex::with_flags(source, "")
-        .map_err(|error| PatternError::V8(v8_error_reason(source, &error.to_string())))
+    let readable = hazards.for_regress.as_deref().unwrap_or(source);
+    Regex::with_flags(readable, "").map_err(|error| {
+        PatternError::Unsupported(Unsupported::Unreadable(v8_error_reason(
+            source,
+            &error.to_string(),
+        )))
+    })
 }
 
 /// `new RegExp(source, 'u')` in a V8 of `syntax`, as a regress `Regex` (flag `u`) with the

@@ -33,6 +33,9 @@ pub struct Syntax {
     /// Unicode pattern match their case partners, as under the flags `ui`. V8 12.5 to 13 matches
     /// them by themselves only (found over every code point below U+20000 on Node 24).
     pub folds_in_modifiers: bool,
+    /// Whether V8 words a decimal escape in a class of a Unicode pattern (`[\1]`) `Invalid
+    /// decimal escape`, as V8 12.5 and later do, rather than `Invalid class escape`.
+    pub decimal_escape_in_class_words_decimal: bool,
 }
 
 impl Syntax {
@@ -41,25 +44,29 @@ impl Syntax {
         modifiers: false,
         duplicate_names: DuplicateNames::Refused,
         folds_in_modifiers: false,
+        decimal_escape_in_class_words_decimal: false,
     };
     /// V8 12.5 to 13: Node 24.
     pub const V8_13: Syntax = Syntax {
         modifiers: true,
         duplicate_names: DuplicateNames::OneRange,
         folds_in_modifiers: false,
+        decimal_escape_in_class_words_decimal: true,
     };
     /// V8 14: Node 26.
     pub const V8_14: Syntax = Syntax {
         modifiers: true,
         duplicate_names: DuplicateNames::Disjoint,
         folds_in_modifiers: true,
+        decimal_escape_in_class_words_decimal: true,
     };
 
     /// The syntax of the V8 that answered true for the probes marked true (`answers[i]` for
     /// `PROBES[i]`). Each probe decides one thing, so a V8 that mixes them differently from
     /// the known lines still gets the syntax it shows.
-    pub fn from_probes(answers: [bool; 4]) -> Syntax {
-        let [modifiers, duplicates, one_range, folds_in_modifiers] = answers;
+    pub fn from_probes(answers: [bool; 5]) -> Syntax {
+        let [modifiers, duplicates, one_range, folds_in_modifiers, decimal_escape_in_class_words_decimal] =
+            answers;
         Syntax {
             modifiers,
             duplicate_names: match (duplicates, one_range) {
@@ -68,42 +75,54 @@ impl Syntax {
                 (true, false) => DuplicateNames::Disjoint,
             },
             folds_in_modifiers,
+            decimal_escape_in_class_words_decimal,
         }
     }
 }
 
-/// A question for the running V8: whether `new RegExp(source, flags)` compiles and, where there
-/// is a subject, also matches it.
+/// A question for the running V8 about `new RegExp(source, flags)`: whether it compiles (and,
+/// given a subject, matches it), or, given a refusal, whether it throws with those words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
     pub source: &'static str,
     pub flags: &'static str,
     pub subject: Option<&'static str>,
+    pub refusal: Option<&'static str>,
 }
 
 /// What JavaScript asks the running V8 to tell its syntax, in the order [`Syntax::from_probes`]
 /// reads the answers: a modifier group, a name in two alternatives, a pair only one range of
-/// captures lets through, and ſ inside an `(?i:` group against `s`.
-pub const PROBES: [Probe; 4] = [
+/// captures lets through, ſ inside an `(?i:` group against `s`, and the words for `[\1]`.
+pub const PROBES: [Probe; 5] = [
     Probe {
         source: "(?i:a)",
         flags: "",
         subject: None,
+        refusal: None,
     },
     Probe {
         source: "(?<a>x)|(?<a>y)",
         flags: "",
         subject: None,
+        refusal: None,
     },
     Probe {
         source: "(?<a>x)(?:y|(?<a>z))",
         flags: "",
         subject: None,
+        refusal: None,
     },
     Probe {
         source: "(?i:\\u017f)",
         flags: "u",
         subject: Some("s"),
+        refusal: None,
+    },
+    Probe {
+        source: "[\\1]",
+        flags: "u",
+        subject: None,
+        refusal: Some("Invalid decimal escape"),
     },
 ];
 
@@ -116,7 +135,10 @@ fn encode(syntax: Syntax) -> u8 {
         DuplicateNames::OneRange => 1,
         DuplicateNames::Disjoint => 2,
     };
-    1 | u8::from(syntax.modifiers) << 1 | names << 2 | u8::from(syntax.folds_in_modifiers) << 4
+    1 | u8::from(syntax.modifiers) << 1
+        | names << 2
+        | u8::from(syntax.folds_in_modifiers) << 4
+        | u8::from(syntax.decimal_escape_in_class_words_decimal) << 5
 }
 
 fn decode(bits: u8) -> Syntax {
@@ -128,6 +150,7 @@ fn decode(bits: u8) -> Syntax {
             _ => DuplicateNames::Disjoint,
         },
         folds_in_modifiers: bits & 16 != 0,
+        decimal_escape_in_class_words_decimal: bits & 32 != 0,
     }
 }
 
@@ -160,15 +183,15 @@ mod tests {
     #[test]
     fn the_probes_of_each_line_name_its_syntax() {
         assert_eq!(
-            Syntax::from_probes([false, false, false, false]),
+            Syntax::from_probes([false, false, false, false, false]),
             Syntax::V8_11
         );
         assert_eq!(
-            Syntax::from_probes([true, true, true, false]),
+            Syntax::from_probes([true, true, true, false, true]),
             Syntax::V8_13
         );
         assert_eq!(
-            Syntax::from_probes([true, true, false, true]),
+            Syntax::from_probes([true, true, false, true, true]),
             Syntax::V8_14
         );
     }

@@ -224,6 +224,17 @@ fn quantified_assertions_and_lookarounds_are_refused_in_unicode_mode_as_v8_refus
         ("(?!a){1,2}", Some("Invalid quantifier")),
         ("(?<=a)?", Some("Invalid quantifier")),
         ("^*", Some("Nothing to repeat")),
+        ("a{,5}", Some("Incomplete quantifier")),
+        ("a{2,1}", Some("numbers out of order in {} quantifier")),
+        (
+            "x{99999999999,5}",
+            Some("numbers out of order in {} quantifier"),
+        ),
+        ("[[a-z]&&[aeiou]]", Some("Lone quantifier brackets")),
+        ("a]", Some("Lone quantifier brackets")),
+        ("{", Some("Lone quantifier brackets")),
+        ("{1}", Some("Nothing to repeat")),
+        ("a|*", Some("Nothing to repeat")),
         (r"(?i:\b)", None),
         (r"[\b]*", None),
     ] {
@@ -253,6 +264,22 @@ fn what_regress_cannot_match_as_v8_does_is_refused_by_name() {
             Syntax::V8_13,
             "ſ (U+017F) inside a modifier group",
         ),
+        (r"(?i:\p{Lu}k)", Syntax::V8_14, "k after a property escape"),
+        (
+            r"(?i:[\p{L}](?:s))",
+            Syntax::V8_14,
+            "s after a property escape",
+        ),
+        (
+            r"(?!()\1)",
+            Syntax::V8_11,
+            "a backreference inside a negative lookaround",
+        ),
+        (
+            r"(?<!\k<a>)(?<a>b)",
+            Syntax::V8_14,
+            "a backreference inside a negative lookaround",
+        ),
         (
             r"(?i:(a|\u212A))",
             Syntax::V8_13,
@@ -281,7 +308,14 @@ fn what_regress_cannot_match_as_v8_does_is_refused_by_name() {
     ] {
         assert!(compile_unicode(pattern, Syntax::V8_14).is_ok(), "{pattern}");
     }
-    for pattern in ["(?i:[ſ])", "(?-i:ſ)", "ſ(?i:s)"] {
+    for pattern in [
+        "(?i:[ſ])",
+        "(?-i:ſ)",
+        "ſ(?i:s)",
+        r"(?i:\p{Lu})(?i:k)",
+        r"(?!(\1))",
+        r"(?=()\1)",
+    ] {
         assert!(compile_unicode(pattern, Syntax::V8_13).is_ok(), "{pattern}");
     }
     assert!(matches!(
@@ -296,4 +330,53 @@ fn what_regress_cannot_match_as_v8_does_is_refused_by_name() {
 fn the_running_syntax_is_the_newest_until_javascript_says() {
     // Nothing in this test binary sets it.
     assert_eq!(running(), Syntax::V8_14);
+}
+
+/// `(pattern, subject, whether V8 matches)`, for what regress is given in V8's place.
+const MATCHES: &[(&str, &str, bool)] = &[
+    // A backreference that can only match the empty string: inside its own group, or before it.
+    (r"^(.|\1)a$", "a", true),
+    (r"^(?<x>\W*.|\k<x>)a$", "a", true),
+    (r"^\1(a)$", "a", true),
+    // Inside a lookbehind, which matches backwards, the group comes first.
+    (r"(?<=\1(a))b", "ab", false),
+    (r"(?<=\1(a))b", "aab", true),
+];
+
+#[test]
+fn backreferences_to_nothing_match_the_empty_string_as_in_v8() {
+    for &(pattern, subject, expected) in MATCHES {
+        for compiled in [
+            compile_unicode(pattern, Syntax::V8_14),
+            compile_annex_b(pattern, Syntax::V8_14),
+        ] {
+            let regex = compiled.unwrap_or_else(|e| panic!("{pattern}: {e:?}"));
+            assert_eq!(
+                regex.find(subject).is_some(),
+                expected,
+                "{pattern} on {subject:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn annex_b_identity_escapes_are_read_as_v8_reads_them() {
+    // `\u{2}` is `u{2}` to V8 without `u`, and a `\c` before a non-letter a literal backslash.
+    for (pattern, subject, expected) in [
+        (r"^\u{2}$", "uu", true),
+        (r"^\u{212A}$", "u{212A}", true),
+        (r"^\u{212A}$", "\u{212A}", false),
+        (r"^\x4$", "x4", true),
+        (r"^\c1$", "\\c1", true),
+        (r"^[\c*]+$", "\\c*", true),
+    ] {
+        let regex =
+            compile_annex_b(pattern, Syntax::V8_14).unwrap_or_else(|e| panic!("{pattern}: {e:?}"));
+        assert_eq!(
+            regex.find(subject).is_some(),
+            expected,
+            "{pattern} on {subject:?}"
+        );
+    }
 }
