@@ -74,7 +74,7 @@ function rawCall(headers, body, target = '/v1/invoke') {
 /** What Node counts against its 16 KiB limit: the target and each header's name and value. */
 const nodeCount = (headers, target = '/v1/invoke') => headers.reduce((sum, [name, value]) => sum + name.length + value.length, target.length);
 
-test("header counts and sizes are taken as Node's server takes them", async () => {
+test("header sizes are taken as Node's server takes them, and more lines than hyper's 100", async () => {
   const { hyperPort, nodePort, stop } = await serveBoth();
   try {
     const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input: { text: 'hi' }, ctx: { tenantId: 't', runId: 'r' } });
@@ -89,15 +89,10 @@ test("header counts and sizes are taken as Node's server takes them", async () =
     };
     const cases = [
       ['100 extra headers', [...call, ...extra(100), token], 200],
+      ['128 lines, the most hyper reads here', [...call, ...extra(124), token], 200],
       ['a 12 KiB header', [...call, ['x-big', 'v'.repeat(12 * 1024)], token], 200],
       ['a count one under 16 KiB', counted(16 * 1024 - 1), 200],
       ['a count of 16 KiB', counted(16 * 1024), 431],
-      // Node's server hands on the first thousand lines: the token is the thousandth, then the
-      // thousand-and-first (dropped: 401).
-      ['the token as the 1,000th line', [...call, ...extra(1000 - call.length - 1), token], 200],
-      ['the token as the 1,001st line', [...call, ...extra(1000 - call.length), token], 401],
-      ['12,000 one-byte lines after the token', [...call, token, ...extra(12_000, () => 'a', '')], 200],
-      ['12,000 one-byte lines before the token', [...call, ...extra(12_000, () => 'a', ''), token], 401],
     ];
     for (const [name, headers, status] of cases) {
       const bytes = rawCall(headers, body);
@@ -105,6 +100,11 @@ test("header counts and sizes are taken as Node's server takes them", async () =
       assert.deepEqual(comparable(ours), comparable(nodes), `${name} (Node counts ${nodeCount(headers)})`);
       assert.equal(ours.out[0]?.status, status, name);
     }
+    // More lines than hyper reads (128) within Node's 16 KiB: Node serves them, hyper answers
+    // 431 (docs/known-differences.md).
+    const many = rawCall([...call, token, ...extra(200, () => 'a', '')], body);
+    const [ours, nodes] = await Promise.all([exchange(hyperPort, [many], 1), exchange(nodePort, [many], 1)]);
+    assert.deepEqual([ours.out[0]?.status, nodes.out[0]?.status], [431, 200]);
   } finally {
     await stop();
   }

@@ -368,7 +368,7 @@ impl PackService {
         }
         on_deep_stack(|| self.prepare_on(read, Stack::Deep))
             .flatten()
-            // No thread could be started for it.
+            // No thread could be started for it, or its work panicked.
             .unwrap_or_else(|| {
                 Prepared::Unrecorded(Outcome::Reply(Reply::error(500, STACK_EXCEEDED)))
             })

@@ -6,9 +6,7 @@ use crate::js::utf8_text;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{names, node_header_value, request_target, PackHeaders, Reply};
-use crate::service::node_parser::{
-    node_refusal, NodeRefusal, MAX_HEADER_LINES, MAX_RAW_HEAD_BYTES,
-};
+use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEADER_LINES, MAX_HEAD_BYTES};
 use crate::service::self_wake::RepollSelfWakes;
 use crate::service::timer_floor::TimerFloor;
 use bytes::{Bytes, BytesMut};
@@ -246,13 +244,13 @@ async fn connection<H: Handler>(
     header_limit: Duration,
 ) {
     let peer = Arc::new(PeerWatch::new(&stream));
-    let service = service_fn(move |mut req: Request<Incoming>| {
+    let service = service_fn(move |req: Request<Incoming>| {
         let handler = Arc::clone(&handler);
         let peer = Arc::clone(&peer);
         let keeps_alive = keeps_alive(&req);
         let version = req.version();
         async move {
-            let mut response = match node_refusal(&mut req) {
+            let mut response = match node_refusal(&req) {
                 Some(refusal) => refused(refusal, req).await?,
                 None => tokio::select! {
                     // An answer ready at once (probes, refusals) goes out even to a caller
@@ -293,11 +291,11 @@ async fn connection<H: Handler>(
         .half_close(true)
         .header_read_timeout(header_limit)
         // Node refuses a head of 16 KiB (counted its way) with 431 once it is read, which
-        // `node_refusal` does too, and takes any number of lines within it: hyper's limits are
-        // set past every head Node serves (hyper's default is 100 lines, and without a cap on
-        // the raw bytes it would buffer ~400 KB of a head that never ends).
+        // `node_refusal` does too. Without a cap on the raw bytes hyper would buffer ~400 KB
+        // of a head that never ends, per connection; twice Node's count is more than any head
+        // Node accepts can take with its separators (at most `MAX_HEADER_LINES` lines here).
         .max_headers(MAX_HEADER_LINES)
-        .max_header_size(MAX_RAW_HEAD_BYTES)
+        .max_header_size(2 * MAX_HEAD_BYTES)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
     tokio::select! {
