@@ -380,3 +380,61 @@ fn annex_b_identity_escapes_are_read_as_v8_reads_them() {
         );
     }
 }
+
+/// Loops inside loops whose bodies can match empty: `(pattern, subjects it matches)` of
+/// `SUBJECTS`, as V8 answers `new RegExp(pattern, 'u').test(subject)` on every line. The
+/// published regress backtracked some of these without end (vendor/README.md).
+const NESTED_LOOPS: &[(&str, &[&str])] = &[
+    (r"(?:(?:a?)?)+K", &["aK", "K", "ab-ab-ab-KK", "aKK"]),
+    (r"(?:(?:a?){1,2})+K", &["aK", "K", "ab-ab-ab-KK", "aKK"]),
+    (r"(?:(?:a?){0,2})+K", &["aK", "K", "ab-ab-ab-KK", "aKK"]),
+    (r"(?:(?:a?){1,2}?)+K", &["aK", "K", "ab-ab-ab-KK", "aKK"]),
+    (r"(?:(?:a?)??)+K", &["aK", "K", "ab-ab-ab-KK", "aKK"]),
+    (r"(?:(?:a|){1,2}?)+K", &["aK", "K", "ab-ab-ab-KK", "aKK"]),
+    (r"(?:(?:\B[a-z]?){1,2}?)+(K)\1", &["aKK"]),
+    (r"^(?:(a?)?)+$", &["a", "aa"]),
+    (r"^(?:(?:x?y?)*)+z$", &["xyxyz"]),
+    (r"^(?:(a?){2})+b$", &["b", "ab", "aab"]),
+];
+const SUBJECTS: &[&str] = &[
+    "a",
+    "aK",
+    "K",
+    "b",
+    "aa",
+    "ab",
+    "ab-ab-ab-KK",
+    "aKK",
+    "xyxyz",
+    "xyx",
+    "aab",
+    "aaaa-",
+];
+
+#[test]
+fn nested_loops_that_can_match_empty_answer_as_v8() {
+    // On a thread of its own, so that a match that never ends fails the test instead of
+    // hanging the run.
+    let (answers, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (source, matched) in NESTED_LOOPS {
+            let regex = compile_unicode(source, Syntax::V8_14).expect("V8 compiles it");
+            for subject in SUBJECTS {
+                let expected = matched.contains(subject);
+                let got = regex.find(subject).is_some();
+                assert_eq!(got, expected, "/{source}/u on {subject:?}");
+            }
+            if answers.send(source).is_err() {
+                return;
+            }
+        }
+    });
+    for (source, _) in NESTED_LOOPS {
+        let done = received.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(
+            done.ok(),
+            Some(source),
+            "/{source}/u ended in a panic or ran past a minute"
+        );
+    }
+}
