@@ -144,6 +144,8 @@ test('a module whose import never settles, or never yields, does not keep the lo
   cpSync(example, packDir, { recursive: true });
   writeFileSync(join(packDir, 'tools', 'hang.mjs'), 'await new Promise(() => {});\nexport default {};\n');
   const hung = launchDev(['--pack-dir', packDir]);
+  // The front listens before the first run starts: by then SIGTERM is the CLI's to handle.
+  await hung.nth('front', 1);
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal(hung.events.filter((e) => e.kind === 'indexed').length, 0);
   hung.child.kill('SIGTERM');
