@@ -690,9 +690,12 @@ async fn every_call_writes_one_record_with_its_ids_and_trace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
+    // Long enough that the request below is answered while the stalled body holds its slot:
+    // a request waits `ARRIVING` for the place of an upload whose bytes just came, then sees
+    // it stalled.
     let limits = ReadLimits {
         headers: Duration::from_secs(30),
-        body: Duration::from_millis(200),
+        body: Duration::from_secs(5),
     };
     let h = Harness::start_with(1, None, &[], limits).await;
     // Headers and the first bytes of a 100-byte body, then nothing.
