@@ -4,6 +4,8 @@
 // a benchmark (`npm run bench memory`), not a test.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +59,61 @@ test('a burst of large bodies past the cap is served while their uploads arrive,
       answers.map((a) => `${a.status} ${a.text}`),
       Array(12).fill(`200 {"v":2,"kind":"result","output":{"n":${pad.length}}}`),
     );
+  } finally {
+    await stop(running);
+  }
+});
+
+/** Opens a connection to `port` and writes `bytes` (a request, or the start of one). */
+function open(port, bytes) {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  socket.write(bytes);
+  return socket;
+}
+
+const requestHead = (body) =>
+  'POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\n' +
+  `kindgi-pack-token: ${TOKEN}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+
+test('a request waiting at its head for a place leaves the wait when its caller hangs up', async () => {
+  const dir = packFolder();
+  const ran = join(dir, 'ran');
+  const index = writeLocalPack(dir, {
+    'size.mjs': 'export default (input) => ({ n: input.pad.length });\n',
+    'count.mjs': `import { appendFileSync } from 'node:fs';\nexport default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; };\n`,
+  });
+  const running = await start(servers.native, index, { env: { KINDGI_PACK_SERVICE_MAX_CONCURRENCY: '1' } });
+  try {
+    // An upload that arrives a few bytes at a time holds the only place: later requests wait
+    // at their heads for it.
+    const slowBody = call('local.size', { pad: 'x'.repeat(40) });
+    const slow = open(running.port, requestHead(slowBody) + slowBody.slice(0, 10));
+    const slowAnswer = new Promise((resolve) => {
+      let text = '';
+      slow.on('data', (chunk) => { text += chunk; });
+      slow.on('close', () => resolve(text));
+    });
+    let sent = 10;
+    const trickle = setInterval(() => {
+      if (sent < slowBody.length) slow.write(slowBody.slice(sent, (sent += 5)));
+      else clearInterval(trickle);
+    }, 100);
+    await new Promise((r) => setTimeout(r, 200));
+    // One caller sends its whole request and hangs up while it waits; another stays.
+    const countBody = call('local.count', {});
+    const leaving = open(running.port, requestHead(countBody) + countBody);
+    await new Promise((r) => setTimeout(r, 200));
+    leaving.destroy();
+    const staying = post(running.port, countBody);
+    const stayed = await staying;
+    assert.match(await slowAnswer, /"output":\{"n":40\}/);
+    // The one that stayed is served (or refused `overloaded`, should the slow upload have paused
+    // past a second on a loaded host); the one that left never runs, whatever came after.
+    assert.ok(stayed.status === 200 || stayed.text === '{"error":"overloaded"}', JSON.stringify(stayed));
+    const after = await post(running.port, call('local.size', { pad: 'x' }));
+    assert.equal(after.status, 200);
+    assert.equal(existsSync(ran) ? readFileSync(ran, 'utf8') : '', stayed.status === 200 ? 'x' : '');
   } finally {
     await stop(running);
   }

@@ -6,6 +6,7 @@
 //   their own connections at the default concurrency; the answers' statuses and the process's
 //   peak RSS (VmHWM) over them. Two shapes: one long string (`echo`, answered with it) and
 //   many small numbers (`count`, answered with their count), which cost a parser far more.
+//   BENCH_MEMORY_SHAPES (`text,numbers`) picks them.
 //
 // Each shape's round boots a fresh process of each target (a peak is the process's whole
 // life), alternated; BENCH_MEMORY_ROUNDS (3) rounds, every round's numbers printed.
@@ -22,6 +23,8 @@ const work = join(here, '.work', 'memory-pack');
 
 const ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 50);
+// A comma list of the shapes to run (`text`, `numbers`), all when unset.
+const SHAPES = process.env.BENCH_MEMORY_SHAPES?.split(',');
 const BODY_BYTES = 9 * 1024 * 1024;
 
 const log = (line) => process.stderr.write(`[bench memory] ${line}\n`);
@@ -69,7 +72,9 @@ function shapes() {
   return [
     { key: 'text', label: 'one 9 MiB string (echo)', request: request('bench.echo', { text }), answer: { v: 2, kind: 'result', output: { text } } },
     { key: 'numbers', label: '4.7 million small numbers (count)', request: request('bench.count', { values }), answer: { v: 2, kind: 'result', output: { n: values.length } } },
-  ].map((shape) => ({ ...shape, answer: Buffer.from(JSON.stringify(shape.answer)) }));
+  ]
+    .filter((shape) => !SHAPES || SHAPES.includes(shape.key))
+    .map((shape) => ({ ...shape, answer: Buffer.from(JSON.stringify(shape.answer)) }));
 }
 
 /** Idle memory after boot and one small call, then the large bodies' statuses and peak. */

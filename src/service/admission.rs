@@ -24,9 +24,13 @@
 //! are memory the TypeScript service would not have read yet (its thread busy, they wait in
 //! the kernel's socket buffers). They are bounded by bytes instead: past [`QUEUE_BUDGET`] of
 //! them, requests wait at their heads, their bodies unread, until the JS thread has taken
-//! enough of the queue. Uploads still in flight are not counted: the TypeScript service reads
-//! those too, and they are bounded by the cap and the body limit, so the queue can pass the
-//! budget by the uploads that were under way when it reached it.
+//! enough of the queue. Where the transport reads a body only once admitted (the service's own
+//! server), an upload that declares [`RESERVED_FROM`] bytes or more counts its length against
+//! the same budget while it is read: a burst of large bodies is read no further ahead of the JS
+//! thread than the budget, the rest left in the kernel as the TypeScript service, its thread
+//! busy, leaves them (a body larger than the budget is read once nothing else is held). Smaller
+//! uploads, and any upload behind `handle` (Node has read it), are not counted while in flight,
+//! so the queue can pass the budget by those under way when it reached it.
 //!
 //! A request that finds the places taken while uploads are arriving (bytes of one came within
 //! [`ARRIVING`]) waits for a place as well rather than being refused: those uploads end by
@@ -53,6 +57,10 @@ pub const ARRIVING: Duration = Duration::from_secs(1);
 /// What a queued call counts against the budget at least, its body however small.
 const QUEUED_CALL_BYTES: usize = 1024;
 
+/// Uploads that declare this length or more reserve it against the budget while they are read
+/// (see [`Admission::admit`]); smaller ones cost too little to count.
+pub const RESERVED_FROM: usize = 1 << 20;
+
 #[derive(Debug)]
 pub struct Admission {
     max_places: usize,
@@ -61,6 +69,8 @@ pub struct Admission {
     held: AtomicUsize,
     /// Bytes of bodies queued for the JS thread (see [`Queued`]).
     queued: AtomicUsize,
+    /// Bytes large uploads being read declared (see [`Place`]).
+    reading: AtomicUsize,
     in_flight: AtomicUsize,
     warm: AtomicBool,
     draining: AtomicBool,
@@ -157,10 +167,15 @@ enum Kind {
 pub struct Place {
     admission: Arc<Admission>,
     kind: Kind,
+    /// An upload's declared bytes, counted against the budget while it is read.
+    reserved: usize,
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
+        self.admission
+            .reading
+            .fetch_sub(self.reserved, Ordering::SeqCst);
         self.admission
             .count(self.kind)
             .fetch_sub(1, Ordering::SeqCst);
@@ -183,6 +198,7 @@ impl Admission {
             running: AtomicUsize::new(0),
             held: AtomicUsize::new(0),
             queued: AtomicUsize::new(0),
+            reading: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             warm: AtomicBool::new(false),
             draining: AtomicBool::new(false),
@@ -219,8 +235,19 @@ impl Admission {
     /// Counts a request's call in, with a place for its upload, unless the queue is past its
     /// budget or uploads and held places reach the cap (see the module's notes for which of
     /// those wait and which are refused).
-    pub fn admit(self: &Arc<Self>) -> Admit<'_> {
-        match self.try_admit() {
+    ///
+    /// `declared` is the body's length when the transport reads it only once admitted (0
+    /// otherwise): from [`RESERVED_FROM`] on, it counts against the budget while it is read,
+    /// and it waits while it would take the bodies held past the budget, unless none is held.
+    /// Checked and counted apart, so requests admitted at the same instant can pass the budget
+    /// by their bodies.
+    pub fn admit(self: &Arc<Self>, declared: usize) -> Admit<'_> {
+        let reserved = if declared >= RESERVED_FROM {
+            declared
+        } else {
+            0
+        };
+        match self.try_admit(reserved) {
             Ok((in_flight, upload)) => return Admit::Admitted(in_flight, upload),
             Err(Busy::Refused) => return Admit::Refused,
             Err(Busy::Wait) => {}
@@ -235,24 +262,27 @@ impl Admission {
             admission: self,
             made,
         };
-        match self.try_admit() {
+        match self.try_admit(reserved) {
             Ok((in_flight, upload)) => Admit::Admitted(in_flight, upload),
             Err(Busy::Refused) => Admit::Refused,
             Err(Busy::Wait) => Admit::Wait(room),
         }
     }
 
-    fn try_admit(self: &Arc<Self>) -> Result<(InFlight, Place), Busy> {
-        if self.queued.load(Ordering::SeqCst) >= QUEUE_BUDGET {
+    fn try_admit(self: &Arc<Self>, reserved: usize) -> Result<(InFlight, Place), Busy> {
+        let held = self.queued.load(Ordering::SeqCst) + self.reading.load(Ordering::SeqCst);
+        if held >= QUEUE_BUDGET || (held > 0 && held.saturating_add(reserved) > QUEUE_BUDGET) {
             return Err(Busy::Wait);
         }
-        let Some(upload) = self.take(Kind::Upload) else {
+        let Some(mut upload) = self.take(Kind::Upload) else {
             return Err(if self.uploads_arriving() {
                 Busy::Wait
             } else {
                 Busy::Refused
             });
         };
+        self.reading.fetch_add(reserved, Ordering::SeqCst);
+        upload.reserved = reserved;
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let in_flight = InFlight {
             admission: Arc::clone(self),
@@ -282,6 +312,7 @@ impl Admission {
             .map(|_| Place {
                 admission: Arc::clone(self),
                 kind,
+                reserved: 0,
             })
     }
 
@@ -293,6 +324,7 @@ impl Admission {
         Place {
             admission: Arc::clone(self),
             kind: Kind::Held,
+            reserved: 0,
         }
     }
 
@@ -385,17 +417,17 @@ mod tests {
     #[tokio::test]
     async fn caps_places_and_counts_every_call_in_flight() {
         let admission = Admission::arriving_within(2, LONG);
-        let a = admitted(admission.admit());
-        let b = admitted(admission.admit());
+        let a = admitted(admission.admit(0));
+        let b = admitted(admission.admit(0));
         assert!(a.is_some() && b.is_some());
         admission.arrived();
-        assert!(matches!(admission.admit(), Admit::Wait(_)));
+        assert!(matches!(admission.admit(0), Admit::Wait(_)));
         assert_eq!(admission.in_flight(), 2);
         // A call whose upload is done gives its place back and stays in flight.
         let (a_in_flight, a_upload) = a.expect("admitted");
         drop(a_upload);
         assert_eq!((admission.in_flight(), admission.places()), (2, 1));
-        let c = admitted(admission.admit());
+        let c = admitted(admission.admit(0));
         assert!(c.is_some());
         assert_eq!((admission.in_flight(), admission.places()), (3, 2));
         drop(a_in_flight);
@@ -413,10 +445,10 @@ mod tests {
         assert!(running.is_some());
         assert!(admission.start().is_none());
         let (_in_flight, upload) =
-            admitted(admission.admit()).expect("running pack code refuses no request");
+            admitted(admission.admit(0)).expect("running pack code refuses no request");
         admission.arrived();
         assert!(
-            matches!(admission.admit(), Admit::Wait(_)),
+            matches!(admission.admit(0), Admit::Wait(_)),
             "an upload arriving makes the next wait"
         );
         drop(upload);
@@ -424,7 +456,7 @@ mod tests {
         assert_eq!(admission.places(), 0);
         let _held = admission.hold();
         assert!(
-            matches!(admission.admit(), Admit::Refused),
+            matches!(admission.admit(0), Admit::Refused),
             "held places alone refuse"
         );
         assert!(admission.start().is_none());
@@ -433,20 +465,20 @@ mod tests {
     #[tokio::test]
     async fn a_request_waits_for_the_place_of_an_upload_arriving() {
         let admission = Admission::arriving_within(1, LONG);
-        let (_in_flight, upload) = admitted(admission.admit()).expect("admitted");
-        assert!(matches!(admission.admit(), Admit::Refused), "no bytes yet");
+        let (_in_flight, upload) = admitted(admission.admit(0)).expect("admitted");
+        assert!(matches!(admission.admit(0), Admit::Refused), "no bytes yet");
         admission.arrived();
-        let Admit::Wait(room) = admission.admit() else {
+        let Admit::Wait(room) = admission.admit(0) else {
             panic!("the upload takes the only place");
         };
         let made = tokio::spawn({
             let admission = Arc::clone(&admission);
             async move {
-                let Admit::Wait(room) = admission.admit() else {
+                let Admit::Wait(room) = admission.admit(0) else {
                     return None;
                 };
                 room.made().await;
-                admitted(admission.admit())
+                admitted(admission.admit(0))
             }
         });
         while admission.waiting.load(Ordering::SeqCst) < 2 {
@@ -457,23 +489,23 @@ mod tests {
         assert!(taken.is_some(), "the place is its");
         // The other woke too, and finds it taken: it waits again.
         room.made().await;
-        assert!(matches!(admission.admit(), Admit::Wait(_)));
+        assert!(matches!(admission.admit(0), Admit::Wait(_)));
         assert_eq!(admission.waiting.load(Ordering::SeqCst), 0);
     }
 
     #[tokio::test]
     async fn a_request_is_refused_once_the_uploads_stall() {
         let admission = Admission::arriving_within(1, Duration::from_millis(20));
-        let _upload = admitted(admission.admit()).expect("admitted");
+        let _upload = admitted(admission.admit(0)).expect("admitted");
         admission.arrived();
         tokio::time::sleep(Duration::from_millis(60)).await;
-        assert!(matches!(admission.admit(), Admit::Refused));
+        assert!(matches!(admission.admit(0), Admit::Refused));
         // A waiting request looks again once the window has passed, woken or not.
         admission.arrived();
-        if let Admit::Wait(room) = admission.admit() {
+        if let Admit::Wait(room) = admission.admit(0) {
             room.made().await;
             tokio::time::sleep(Duration::from_millis(60)).await;
-            assert!(matches!(admission.admit(), Admit::Refused));
+            assert!(matches!(admission.admit(0), Admit::Refused));
         };
     }
 
@@ -481,19 +513,19 @@ mod tests {
     async fn bodies_queued_past_the_budget_make_requests_wait() {
         let admission = Admission::arriving_within(usize::MAX, LONG);
         let first = admission.queue(QUEUE_BUDGET - 1);
-        assert!(admitted(admission.admit()).is_some());
+        assert!(admitted(admission.admit(0)).is_some());
         let tiny = admission.queue(1);
-        let Admit::Wait(room) = admission.admit() else {
+        let Admit::Wait(room) = admission.admit(0) else {
             panic!("a tiny body counts for a kilobyte");
         };
         drop(tiny);
         room.made().await;
-        assert!(admitted(admission.admit()).is_some());
+        assert!(admitted(admission.admit(0)).is_some());
         drop(first);
         assert_eq!(admission.queued.load(Ordering::Acquire), 0);
         // Waiting ends when the service stops taking calls.
         let _full = admission.queue(QUEUE_BUDGET);
-        let Admit::Wait(room) = admission.admit() else {
+        let Admit::Wait(room) = admission.admit(0) else {
             panic!("the budget is spent");
         };
         admission.stop_taking_calls();
@@ -501,9 +533,37 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn large_uploads_reserve_their_length_while_they_are_read() {
+        let admission = Admission::arriving_within(usize::MAX, LONG);
+        let half = QUEUE_BUDGET / 2;
+        let first = admitted(admission.admit(half)).expect("nothing held yet");
+        let second = admitted(admission.admit(half - RESERVED_FROM)).expect("within the budget");
+        let Admit::Wait(room) = admission.admit(RESERVED_FROM + 1) else {
+            panic!("past the budget, a large upload waits");
+        };
+        assert!(
+            admitted(admission.admit(RESERVED_FROM - 1)).is_some(),
+            "a small one reserves nothing"
+        );
+        // Read: its bytes move to the queue before its reservation ends.
+        let (_first_call, first_upload) = first;
+        let queued = admission.queue(half);
+        drop(first_upload);
+        assert!(matches!(admission.admit(RESERVED_FROM + 1), Admit::Wait(_)));
+        drop(queued);
+        room.made().await;
+        assert!(admitted(admission.admit(RESERVED_FROM + 1)).is_some());
+        drop(second);
+        // With nothing held, a body larger than the budget is read all the same.
+        let admission = Admission::arriving_within(usize::MAX, LONG);
+        assert!(admitted(admission.admit(2 * QUEUE_BUDGET)).is_some());
+        assert!(matches!(admission.admit(RESERVED_FROM), Admit::Wait(_)));
+    }
+
+    #[tokio::test]
     async fn drain_wakes_when_the_last_call_ends() {
         let admission = Admission::new(4);
-        let call = admitted(admission.admit()).map(|(in_flight, _upload)| in_flight);
+        let call = admitted(admission.admit(0)).map(|(in_flight, _upload)| in_flight);
         let ender = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(30)).await;
             drop(call);
@@ -518,7 +578,7 @@ mod tests {
     #[tokio::test]
     async fn drain_gives_up_after_the_grace() {
         let admission = Admission::new(4);
-        let _call = admitted(admission.admit()).map(|(in_flight, _upload)| in_flight);
+        let _call = admitted(admission.admit(0)).map(|(in_flight, _upload)| in_flight);
         assert!(!admission.drain(Duration::from_millis(20)).await);
         assert_eq!(admission.in_flight(), 1);
     }

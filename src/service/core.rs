@@ -248,7 +248,7 @@ impl PackService {
     /// no room under the cap or the queue's budget is refused `overloaded` at once (for a
     /// transport whose bodies are read already; see [`PackService::begin_when_room`]).
     pub fn begin(&self, head: &RequestHead) -> Begin {
-        self.begin_or_wait(head)
+        self.begin_or_wait(head, false)
             .unwrap_or_else(|_| Begin::Reply(Reply::overloaded()))
     }
 
@@ -257,17 +257,20 @@ impl PackService {
     /// request waits in the kernel while the TypeScript service's thread is busy (the rules
     /// are in `admission.rs`). Each look at the room asks readiness first, so a wait ends in
     /// `draining` or `pack code stalled` as a new request would. Dropping the future (the
-    /// caller hung up) leaves the wait.
+    /// caller hung up) leaves the wait. A large body's declared length counts against the
+    /// queue's budget while it is read, so bodies are read no further ahead of the JS thread
+    /// than the budget.
     pub async fn begin_when_room(&self, head: &RequestHead) -> Begin {
         loop {
-            match self.begin_or_wait(head) {
+            match self.begin_or_wait(head, true) {
                 Ok(begin) => return begin,
                 Err(room) => room.made().await,
             }
         }
     }
 
-    fn begin_or_wait(&self, head: &RequestHead) -> Result<Begin, Room<'_>> {
+    /// `reads_later`: whether the transport reads the body only once admitted.
+    fn begin_or_wait(&self, head: &RequestHead, reads_later: bool) -> Result<Begin, Room<'_>> {
         let route = match refuse_request(
             &head.method,
             &head.target,
@@ -289,15 +292,22 @@ impl PackService {
                 body: self.info.clone(),
                 retry_after: false,
             }),
-            Route::Invoke => return self.admit(head),
+            Route::Invoke => return self.admit(head, reads_later),
         })
     }
 
-    fn admit(&self, head: &RequestHead) -> Result<Begin, Room<'_>> {
+    fn admit(&self, head: &RequestHead, reads_later: bool) -> Result<Begin, Room<'_>> {
         if let Some(reason) = self.not_ready() {
             return Ok(Begin::Reply(reason.reply()));
         }
-        let (in_flight, uploading) = match self.admission.admit() {
+        // A body declared past the limit is refused below; it reserves no more than the limit.
+        let declared = match head.content_length {
+            Some(n) if reads_later => usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(self.max_body_bytes),
+            _ => 0,
+        };
+        let (in_flight, uploading) = match self.admission.admit(declared) {
             Admit::Admitted(in_flight, upload) => (in_flight, upload),
             Admit::Refused => return Ok(Begin::Reply(Reply::overloaded())),
             Admit::Wait(room) => return Err(room),
@@ -330,13 +340,14 @@ impl PackService {
         head: &RequestHead,
         body: String,
     ) -> Outcome {
-        admitted.body_received();
         // Read, and not yet taken by the JS thread: counted against the queue's budget from
-        // now (its turn and its parse included) until the JS thread reaches the call.
+        // now (its turn and its parse included) until the JS thread reaches the call; counted
+        // before its upload's reservation ends, so that no request slips in between.
         let queued = self
             .runner
             .queues_calls()
             .then(|| self.admission.queue(body.len()));
+        admitted.body_received();
         let turn = self.large_bodies.turn(body.len()).await;
         // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
         let protected = protect_lone_surrogates(&body);

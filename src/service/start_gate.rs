@@ -237,18 +237,18 @@ mod tests {
         let gate = StartGate::new(Arc::clone(&admission));
         let waits = |admit: Admit<'_>| matches!(admit, Admit::Wait(_));
         gate.queue(admission.queue(crate::service::admission::QUEUE_BUDGET));
-        assert!(waits(admission.admit()), "the budget is spent");
+        assert!(waits(admission.admit(0)), "the budget is spent");
         assert_eq!(gate.start(), Start::Run);
         assert!(
-            matches!(admission.admit(), Admit::Admitted(..)),
+            matches!(admission.admit(0), Admit::Admitted(..)),
             "reached: off the budget"
         );
         let unreached = StartGate::new(Arc::clone(&admission));
         unreached.queue(admission.queue(crate::service::admission::QUEUE_BUDGET));
-        assert!(waits(admission.admit()));
+        assert!(waits(admission.admit(0)));
         drop(unreached);
         assert!(
-            matches!(admission.admit(), Admit::Admitted(..)),
+            matches!(admission.admit(0), Admit::Admitted(..)),
             "a gate dropped unreached is off the budget"
         );
     }
