@@ -556,8 +556,11 @@ mod tests {
         drop(second);
         // With nothing held, a body larger than the budget is read all the same.
         let admission = Admission::arriving_within(usize::MAX, LONG);
-        assert!(admitted(admission.admit(2 * QUEUE_BUDGET)).is_some());
+        let huge = admitted(admission.admit(2 * QUEUE_BUDGET));
+        assert!(huge.is_some());
         assert!(matches!(admission.admit(RESERVED_FROM), Admit::Wait(_)));
+        drop(huge);
+        assert!(admitted(admission.admit(RESERVED_FROM)).is_some());
     }
 
     #[tokio::test]
