@@ -3,11 +3,12 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { canonicalJson, indexHash, writeIndex } from '../index.js';
 import { readBundleMap } from '../lib/kindgi-index.js';
 import { mulberry32, reference } from './helpers/canonical-reference.mjs';
@@ -585,6 +586,73 @@ describe('writeIndex: failures', () => {
       assert.deepEqual(await tmpLeftovers(dir), []);
       assert.deepEqual((await readdir(outputPath)).sort(), ['inner', 'keep.txt']);
       assert.equal(await readFile(path.join(outputPath, 'keep.txt'), 'utf8'), 'keep');
+    });
+  });
+});
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A script that writes a large index to `outputPath` with writeIndex (`times` times), for a child process. */
+const writerScript = (outputPath, times) => `
+import { writeIndex } from ${JSON.stringify(path.join(root, 'index.js'))};
+const tools = Array.from({ length: 20000 }, (_, i) => ({ id: 't' + i, description: 'x'.repeat(200), input: { type: 'object' } }));
+const index = { v: 1, packId: 'big', packVersion: '1', tools, guardrails: [], agents: [], flows: [] };
+for (let i = 0; i < ${times}; i += 1) {
+  try {
+    await writeIndex(index, ${JSON.stringify(outputPath)}, ${JSON.stringify(PINNED)});
+  } catch (error) {
+    process.stdout.write(error.message);
+    process.exit(1);
+  }
+}
+`;
+
+describe('writeIndex: what failed writers leave', () => {
+  test('a writer killed mid-write leaves its temporary file; the next write removes those of writers gone, and only those', { skip: process.platform !== 'linux' && 'pids as Linux has them' }, async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      const leftovers = () => readdirSync(dir).filter((name) => name.startsWith('index.json.tmp-'));
+      // Killed whenever its temporary file is there; once in a while the rename wins the
+      // race, and the writer is started again.
+      const killed = [];
+      for (let attempt = 0; attempt < 20 && killed.length < 2; attempt += 1) {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', writerScript(outputPath, 200)], { stdio: 'ignore' });
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        const until = Date.now() + 20_000;
+        while (Date.now() < until && !leftovers().some((name) => name.startsWith(`index.json.tmp-${child.pid}-`))) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        child.kill('SIGKILL');
+        await exited;
+        if (leftovers().some((name) => name.startsWith(`index.json.tmp-${child.pid}-`))) killed.push(child.pid);
+      }
+      assert.equal(killed.length, 2, 'two writers killed between their write and their rename');
+      // A writer still running (a sleeping process stands in for it) keeps its file.
+      const alive = spawn('sleep', ['60'], { stdio: 'ignore' });
+      const alivesFile = `index.json.tmp-${alive.pid}-1790000000000`;
+      try {
+        writeFileSync(path.join(dir, alivesFile), '{}');
+        // Files of other outputs in the folder are not this writer's.
+        writeFileSync(path.join(dir, 'other.json.tmp-1-1'), '{}');
+        const written = await writeIndex(sampleIndex(), outputPath, PINNED);
+        assert.equal(written.outputPath, outputPath);
+        assert.deepEqual(leftovers(), [alivesFile]);
+        assert.ok(readdirSync(dir).includes('other.json.tmp-1-1'));
+      } finally {
+        alive.kill('SIGKILL');
+      }
+    });
+  });
+
+  test('a write that fails past the file size limit names the write, and leaves no temporary file', { skip: process.platform !== 'linux' && 'ulimit -f as Linux has it' }, async () => {
+    await withTempDir(async (dir) => {
+      const outputPath = path.join(dir, 'index.json');
+      // Node ignores SIGXFSZ, so a write past the limit fails with EFBIG.
+      const run = spawnSync('sh', ['-c', 'ulimit -f 64 && exec "$@"', 'sh', process.execPath, '--input-type=module', '-e', writerScript(outputPath, 1)], { encoding: 'utf8' });
+      assert.equal(run.status, 1, run.stderr);
+      const escaped = outputPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      assert.match(run.stdout, new RegExp(`^Failed to write ${escaped}: Error: EFBIG: file too large, write '${escaped}\\.tmp-\\d+-\\d+'$`));
+      assert.deepEqual(await tmpLeftovers(dir), []);
     });
   });
 });

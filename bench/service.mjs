@@ -13,12 +13,12 @@
 // venv), BENCH_PY_PACK (the Python pack's folder).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installPythonPeer, KINDGI_PY } from '../scripts/python-peer.mjs';
 import { median, table } from './lib.mjs';
+import { call, cpuMs, launch, memory, stop, TOKEN } from './processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -27,7 +27,6 @@ const targetDir = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGE
 const examples = join(targetDir, 'release', 'examples');
 const jsIndex = join(root, '__test__', 'fixtures', 'js-pack', 'index.json');
 const pyPack = resolve(process.env.BENCH_PY_PACK ?? join(root, '__test__', 'fixtures', 'py-pack'));
-const TOKEN = 'bench-token';
 
 const ROUNDS = Number(process.env.BENCH_SERVICE_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SERVICE_SECONDS ?? 3);
@@ -69,122 +68,6 @@ function wireRequest(body) {
     'POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
     `kindgi-pack-token: ${TOKEN}\r\ncontent-length: ${body.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head), body]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Processes: boot to `listening`, one call on a fresh connection, memory and CPU from /proc.
-
-/** Spawns a target (handing the child to `onSpawn`); resolves once it wrote its `listening` line on stderr. */
-function launch(target, onSpawn) {
-  const start = process.hrtime.bigint();
-  const child = spawn(target.command[0], target.command.slice(1), {
-    cwd: root,
-    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  onSpawn(child);
-  const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
-  let buffered = '';
-  let seen = false;
-  const listening = new Promise((resolveListening, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${target.name}: no listening line within 60 s`)), 60_000);
-    child.stderr.on('data', (chunk) => {
-      // After `listening`, records (the Python peer writes one per call) are read and dropped.
-      if (seen) return;
-      buffered += chunk;
-      let at;
-      while ((at = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, at);
-        buffered = buffered.slice(at + 1);
-        let record;
-        try {
-          record = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        if (record.kind === 'listening') {
-          seen = true;
-          clearTimeout(timer);
-          const listenedAt = process.hrtime.bigint();
-          resolveListening({ port: record.port, bootMs: Number(listenedAt - start) / 1e6, listenedAt });
-          return;
-        }
-      }
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${target.name} exited (${code}) before listening: ${buffered.trim().slice(-400)}`));
-    });
-  });
-  return listening.then((seen) => ({ child, exited, ...seen }));
-}
-
-async function stop(running) {
-  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
-  running.child.kill('SIGTERM');
-  const done = await Promise.race([running.exited.then(() => true), sleep(10_000).then(() => false)]);
-  if (!done) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
-}
-
-/**
- * One request on a fresh connection: ms from `since` (default: now, before connecting) to the
- * whole answer, status, body.
- */
-function call(port, request, since = process.hrtime.bigint()) {
-  return new Promise((resolveCall, reject) => {
-    const start = since;
-    const socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
-    const chunks = [];
-    let size = 0;
-    let want = -1;
-    let headLength = 0;
-    socket.setTimeout(30_000, () => socket.destroy(new Error('call timed out')));
-    socket.on('connect', () => socket.write(request));
-    socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      if (want < 0) {
-        const end = all.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = all.subarray(0, end).toString('latin1');
-        const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-        if (!length) return socket.destroy(new Error(`answer without content-length: ${head}`));
-        headLength = end + 4;
-        want = headLength + Number(length[1]);
-      }
-      if (size >= want) {
-        const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        socket.destroy();
-        resolveCall({ ms, status: Number(all.subarray(9, 12).toString()), body: all.subarray(headLength, want) });
-      }
-    });
-  });
-}
-
-/** VmRSS and VmHWM in MB, from /proc (Linux). */
-function memory(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-  } catch {
-    return { rss: NaN, hwm: NaN };
-  }
-}
-
-/** The process's user + system CPU time in ms (Linux; USER_HZ is 100 there). */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
 }
 
 /** One run of the load generator against `port`. */

@@ -690,9 +690,12 @@ async fn every_call_writes_one_record_with_its_ids_and_trace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
+    // Long enough that the request below is answered while the stalled body holds its slot:
+    // a request waits `ARRIVING` for the place of an upload whose bytes just came, then sees
+    // it stalled.
     let limits = ReadLimits {
         headers: Duration::from_secs(30),
-        body: Duration::from_millis(200),
+        body: Duration::from_secs(5),
     };
     let h = Harness::start_with(1, None, &[], limits).await;
     // Headers and the first bytes of a 100-byte body, then nothing.
@@ -713,21 +716,34 @@ async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn uploads_in_flight_are_not_refused_by_the_queue_budget() {
+async fn large_uploads_in_flight_are_read_within_the_queue_budget() {
     let h = Harness::start(1000, None, &[]).await;
-    // Eight heads declaring the largest body, 80 MiB in all, and the first byte of each: with
-    // nothing queued for the runner they are all read, as TypeScript reads them.
+    let in_flight = || h.listening.service().admission().in_flight();
+    // Heads declaring the largest body (10 MiB), and the first byte of each: six fit the
+    // 64 MiB budget and are read; two more wait at their heads, unread, as TypeScript leaves
+    // requests in the kernel while its thread is busy, and are neither refused nor admitted.
     let head = format!("{}{{", invoke_head(DEFAULT_MAX_BODY_BYTES, ""));
     let mut uploads = Vec::new();
     for admitted in 1..=8 {
         let mut upload = TcpStream::connect(h.addr()).await.expect("connect");
         upload.write_all(head.as_bytes()).await.expect("write");
-        wait_until(|| h.listening.service().admission().in_flight() == admitted).await;
+        if admitted <= 6 {
+            wait_until(|| in_flight() == admitted).await;
+        }
         uploads.push(upload);
     }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(in_flight(), 6, "the last two wait at their heads");
+    // A small body reserves nothing: it is served meanwhile.
     let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
     assert_eq!(answered.status, 200);
+    // The six read ones closed mid-body: their reservations go, and the two waiting are read.
+    let waiting = uploads.split_off(6);
     drop(uploads);
+    wait_until(|| in_flight() <= 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(in_flight(), 2, "the two that waited are read");
+    drop(waiting);
     h.listening.stop(Duration::from_millis(100)).await;
 }
 

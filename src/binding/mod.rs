@@ -21,9 +21,18 @@ mod supervisor;
 mod termination;
 mod validate;
 
-// mimalloc's `mi_option_e` position for `arena_eager_commit` (include/mimalloc.h of the v2
-// sources libmimalloc-sys builds; its Rust constants leave this one out).
+// mimalloc's `mi_option_e` positions (include/mimalloc.h of the v2 sources libmimalloc-sys
+// builds; its Rust constants leave these out).
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
+
+/// How much address space mimalloc reserves at a time, in KiB (its default is 1 GiB).
+const ARENA_RESERVE_KIB: std::ffi::c_long = 64 << 10;
+
+/// glibc's most malloc arenas, set once the addon is loaded: the ones Node's threads made
+/// by then stay, and threads started later share them.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const GLIBC_ARENAS: std::ffi::c_int = 2;
 
 /// Runs when Node loads the addon, before its first allocation: the allocator's setting, then
 /// the tokio runtime napi-rs would otherwise build on first use with a worker on every core.
@@ -41,9 +50,22 @@ fn on_load() {
 /// idle RSS than glibc and a higher peak under large calls, to buy a slightly sooner first call
 /// (it commits no pages on its way); req/s under load is the same, so eager commit is off.
 /// Purging freed pages at once as well (`purge_delay` 0) lowers the peak but costs req/s, so it
-/// is left at mimalloc's default. A `MIMALLOC_*` variable in the environment still wins. The
-/// figures are in docs/design.md, *Memory*.
+/// is left at mimalloc's default. A `MIMALLOC_*` variable in the environment still wins.
+///
+/// Address space: mimalloc's first arena reserves a gigabyte, and every thread of ours that
+/// calls into Node's C++ (a tokio worker handing a call over) would get a glibc arena of its
+/// own; under an address-space limit (`ulimit -v`) that is room pack code no longer has. So
+/// mimalloc reserves less at a time, and threads started from now on share glibc's arenas.
+/// The figures are in docs/design.md, *Memory*.
 fn tune_allocator() {
-    // SAFETY: an integer setting, made before the addon starts any thread.
-    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+    // SAFETY: integer settings, made before the addon starts any thread.
+    unsafe {
+        libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0);
+        libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB);
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt takes the allocator's own lock.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, GLIBC_ARENAS);
+    }
 }

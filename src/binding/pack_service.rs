@@ -221,8 +221,6 @@ impl Runner for Arc<JsRunner> {
                 call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
                 ..runner.target(word)
             };
-            // Until the JS thread reaches it, its body counts against the queue's budget.
-            start.queue(body.len());
             let status = functions.dispatch.call(
                 (
                     id,
@@ -613,7 +611,7 @@ impl ServiceParts {
         };
         let head = RequestHead::from(head);
         let outcome = tokio::select! {
-            outcome = self.service.invoke(&mut admitted, &head, &body) => Some(outcome),
+            outcome = self.service.invoke(&mut admitted, &head, body) => Some(outcome),
             // Dropping the invoke cancels the call, as a hyper connection's hang-up does.
             Ok(()) = hung_up => None,
         };

@@ -1,10 +1,10 @@
 //! `writeIndex`: the index's lists sorted by id, `artifactVersion` and `publishedAt` filled in,
 //! the canonical text written to a temporary file beside the output and renamed into place.
 
+use super::temp_files::{remove_leftovers, temp_path};
 use super::{canonical_object_text, iso_utc_millis, utc_yyyymmdd, Part};
 use crate::ids::index_hash_of;
 use crate::json::{with_tape, write_js_number, JsonKey, JsonStr, ParseError, Tape, Token};
-use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, IoSlice, Write as _};
 use std::path::{Path, PathBuf};
@@ -119,6 +119,7 @@ fn node_errno(error: &io::Error) -> Option<(&'static str, &'static str)> {
         IsADirectory => ("EISDIR", "illegal operation on a directory"),
         AlreadyExists => ("EEXIST", "file already exists"),
         StorageFull => ("ENOSPC", "no space left on device"),
+        FileTooLarge => ("EFBIG", "file too large"),
         ReadOnlyFilesystem => ("EROFS", "read-only file system"),
         CrossesDevices => ("EXDEV", "cross-device link not permitted"),
         InvalidFilename => ("ENAMETOOLONG", "name too long"),
@@ -303,11 +304,11 @@ fn write_atomically(
     if let Some(dir) = output_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| fail("mkdir", dir, None, e))?;
     }
-    let mut tmp = OsString::from(output_path.as_os_str());
-    tmp.push(format!(".tmp-{pid}-{millis}"));
-    let tmp = PathBuf::from(tmp);
+    // Before this write, so that the space they hold is free for it.
+    remove_leftovers(output_path, pid);
+    let tmp = temp_path(output_path, pid, millis);
     let result = write_file(&tmp, pieces)
-        .map_err(|e| fail("open", &tmp, None, e))
+        .map_err(|(syscall, e)| fail(syscall, &tmp, None, e))
         .and_then(|()| {
             std::fs::rename(&tmp, output_path)
                 .map_err(|e| fail("rename", &tmp, Some(output_path), e))
@@ -319,21 +320,22 @@ fn write_atomically(
     result
 }
 
-/// `std::fs::write` of the bytes of `pieces`, a system call for many pieces at once.
-fn write_file(path: &Path, pieces: &[&[u8]]) -> io::Result<()> {
+/// `std::fs::write` of the bytes of `pieces`, a system call for many pieces at once; a failure
+/// names its call as Node's `fs` does (`open` or `write`).
+fn write_file(path: &Path, pieces: &[&[u8]]) -> Result<(), (&'static str, io::Error)> {
     // The most buffers one `writev` takes on Linux (`IOV_MAX`).
     const MOST: usize = 1024;
-    let mut file = std::fs::File::create(path)?;
+    let mut file = std::fs::File::create(path).map_err(|e| ("open", e))?;
     for group in pieces.chunks(MOST) {
         let mut slices: Vec<IoSlice<'_>> = group.iter().map(|p| IoSlice::new(p)).collect();
         let mut slices = &mut slices[..];
         IoSlice::advance_slices(&mut slices, 0);
         while !slices.is_empty() {
             match file.write_vectored(slices) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(0) => return Err(("write", io::ErrorKind::WriteZero.into())),
                 Ok(n) => IoSlice::advance_slices(&mut slices, n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(("write", e)),
             }
         }
     }

@@ -9,6 +9,7 @@
 
 mod index;
 mod pieces;
+mod temp_files;
 mod time;
 
 pub use index::{

@@ -22,7 +22,7 @@ pub use signal_names::signal_name;
 pub use spawn_failure::spawn_failure;
 pub use text::{
     is_js_whitespace, is_line_terminator, is_white_space, is_white_space_or_line_terminator,
-    utf8_text,
+    utf8_string, utf8_text,
 };
 pub use utf16::{cmp_utf16, cmp_utf16_units};
 pub use uv_error::uv_error;

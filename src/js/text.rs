@@ -13,6 +13,11 @@ pub fn utf8_text(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// [`utf8_text`] of bytes it owns: valid UTF-8 becomes the string without a copy.
+pub fn utf8_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// ECMAScript's WhiteSpace, as a code point or UTF-16 code unit: TAB, VT, FF, ZWNBSP and the
 /// `Zs` characters of Unicode 17 (V8's `IsWhiteSpace`).
 pub fn is_white_space(c: u32) -> bool {

@@ -12,6 +12,7 @@ mod member;
 mod number;
 mod parse;
 mod scan;
+mod sizes;
 mod string;
 mod stringify;
 mod surrogates;

@@ -23,20 +23,43 @@
 //! Calls whose bodies are in and whose pack code waits its turn hold no place, but their bodies
 //! are memory the TypeScript service would not have read yet (its thread busy, they wait in
 //! the kernel's socket buffers). They are bounded by bytes instead: past [`QUEUE_BUDGET`] of
-//! them, requests are refused at their heads. Uploads still in flight are not counted: the
-//! TypeScript service reads those too, and they are bounded by the cap and the body limit, so
-//! the queue can pass the budget by the uploads that were under way when it reached it.
+//! them, requests wait at their heads, their bodies unread, until the JS thread has taken
+//! enough of the queue. Where the transport reads a body only once admitted (the service's own
+//! server), an upload that declares [`RESERVED_FROM`] bytes or more counts its length against
+//! the same budget while it is read: a burst of large bodies is read no further ahead of the JS
+//! thread than the budget, the rest left in the kernel as the TypeScript service, its thread
+//! busy, leaves them (a body larger than the budget is read once nothing else is held). Smaller
+//! uploads, and any upload behind `handle` (Node has read it), are not counted while in flight,
+//! so the queue can pass the budget by those under way when it reached it.
+//!
+//! A request that finds the places taken while uploads are arriving (bytes of one came within
+//! [`ARRIVING`]) waits for a place as well rather than being refused: those uploads end by
+//! themselves, and the TypeScript service, its thread busy reading them, would have read this
+//! request only later. One that finds the uploads stalled, or the places held by calls
+//! waiting on the JS thread's queue, is refused, as the TypeScript service, its thread idle,
+//! refuses a request while as many calls are in flight.
 
+use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 
-/// The bytes of bodies queued for the JS thread past which requests are refused at their heads.
+/// The bytes of bodies queued for the JS thread past which requests wait at their heads.
 pub const QUEUE_BUDGET: usize = 64 << 20;
+
+/// Uploads count as arriving while bytes of one came this recently: a request waits for their
+/// places then, and is refused once they stall.
+pub const ARRIVING: Duration = Duration::from_secs(1);
 
 /// What a queued call counts against the budget at least, its body however small.
 const QUEUED_CALL_BYTES: usize = 1024;
+
+/// Uploads that declare this length or more reserve it against the budget while they are read
+/// (see [`Admission::admit`]); smaller ones cost too little to count.
+pub const RESERVED_FROM: usize = 1 << 20;
 
 #[derive(Debug)]
 pub struct Admission {
@@ -46,10 +69,54 @@ pub struct Admission {
     held: AtomicUsize,
     /// Bytes of bodies queued for the JS thread (see [`Queued`]).
     queued: AtomicUsize,
+    /// Bytes large uploads being read declared (see [`Place`]).
+    reading: AtomicUsize,
     in_flight: AtomicUsize,
     warm: AtomicBool,
     draining: AtomicBool,
     idle: Notify,
+    /// Requests waiting at their heads (see [`Room`]), and what wakes them.
+    waiting: AtomicUsize,
+    room: Notify,
+    /// When bytes of an upload last came, in milliseconds from `epoch` and plus one: 0 is
+    /// never.
+    arrived_ms: AtomicU64,
+    epoch: Instant,
+    /// [`ARRIVING`], but in tests.
+    arriving: Duration,
+}
+
+/// What a request's head finds.
+#[derive(Debug)]
+pub enum Admit<'a> {
+    /// Counted in, with a place for its upload.
+    Admitted(InFlight, Place),
+    /// No room, and none that work under way will make: refused `overloaded`.
+    Refused,
+    /// No room yet: the request waits for [`Room::made`], its body unread, and asks again.
+    Wait(Room<'a>),
+}
+
+/// A request waiting at its head for a place or for the queue to shrink.
+#[derive(Debug)]
+pub struct Room<'a> {
+    admission: &'a Admission,
+    made: Pin<Box<Notified<'a>>>,
+}
+
+impl Room<'_> {
+    /// Resolves once a place was given back or the queue shrank (or the service stopped
+    /// taking calls), or after [`ARRIVING`], to see whether the uploads it waits for stalled:
+    /// the request may find room now.
+    pub async fn made(mut self) {
+        let _ = tokio::time::timeout(self.admission.arriving, self.made.as_mut()).await;
+    }
+}
+
+impl Drop for Room<'_> {
+    fn drop(&mut self) {
+        self.admission.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// One admitted call; dropping it ends the call's count in flight.
@@ -77,8 +144,15 @@ impl Drop for Queued {
     fn drop(&mut self) {
         self.admission
             .queued
-            .fetch_sub(self.bytes, Ordering::AcqRel);
+            .fetch_sub(self.bytes, Ordering::SeqCst);
+        self.admission.make_room();
     }
+}
+
+/// Why a request finds no room.
+enum Busy {
+    Refused,
+    Wait,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,43 +167,134 @@ enum Kind {
 pub struct Place {
     admission: Arc<Admission>,
     kind: Kind,
+    /// An upload's declared bytes, counted against the budget while it is read.
+    reserved: usize,
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
         self.admission
+            .reading
+            .fetch_sub(self.reserved, Ordering::SeqCst);
+        self.admission
             .count(self.kind)
-            .fetch_sub(1, Ordering::AcqRel);
+            .fetch_sub(1, Ordering::SeqCst);
+        // Running pack code is not what a head waits for.
+        if self.kind != Kind::Running {
+            self.admission.make_room();
+        }
     }
 }
 
 impl Admission {
     pub fn new(max_places: usize) -> Arc<Admission> {
+        Admission::arriving_within(max_places, ARRIVING)
+    }
+
+    fn arriving_within(max_places: usize, arriving: Duration) -> Arc<Admission> {
         Arc::new(Admission {
             max_places,
             uploads: AtomicUsize::new(0),
             running: AtomicUsize::new(0),
             held: AtomicUsize::new(0),
             queued: AtomicUsize::new(0),
+            reading: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             warm: AtomicBool::new(false),
             draining: AtomicBool::new(false),
             idle: Notify::new(),
+            waiting: AtomicUsize::new(0),
+            room: Notify::new(),
+            arrived_ms: AtomicU64::new(0),
+            epoch: Instant::now(),
+            arriving,
         })
     }
 
-    /// Counts a request's call in, with a place for its upload, unless uploads and held
-    /// places reach the cap.
-    pub fn admit(self: &Arc<Self>) -> Option<(InFlight, Place)> {
-        if self.queued.load(Ordering::Acquire) >= QUEUE_BUDGET {
-            return None;
+    /// Milliseconds from `epoch`, plus one.
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis())
+            .unwrap_or(u64::MAX)
+            .saturating_add(1)
+    }
+
+    /// Bytes of an upload came.
+    pub fn arrived(&self) {
+        self.arrived_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Whether uploads hold places and bytes of one came within [`ARRIVING`].
+    fn uploads_arriving(&self) -> bool {
+        let arrived = self.arrived_ms.load(Ordering::Relaxed);
+        self.uploads.load(Ordering::SeqCst) > 0
+            && arrived != 0
+            && self.now_ms().saturating_sub(arrived)
+                <= u64::try_from(self.arriving.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Counts a request's call in, with a place for its upload, unless the queue is past its
+    /// budget or uploads and held places reach the cap (see the module's notes for which of
+    /// those wait and which are refused).
+    ///
+    /// `declared` is the body's length when the transport reads it only once admitted (0
+    /// otherwise): from [`RESERVED_FROM`] on, it counts against the budget while it is read,
+    /// and it waits while it would take the bodies held past the budget, unless none is held.
+    /// Checked and counted apart, so requests admitted at the same instant can pass the budget
+    /// by their bodies.
+    pub fn admit(self: &Arc<Self>, declared: usize) -> Admit<'_> {
+        let reserved = if declared >= RESERVED_FROM {
+            declared
+        } else {
+            0
+        };
+        match self.try_admit(reserved) {
+            Ok((in_flight, upload)) => return Admit::Admitted(in_flight, upload),
+            Err(Busy::Refused) => return Admit::Refused,
+            Err(Busy::Wait) => {}
         }
-        let upload = self.take(Kind::Upload)?;
+        // Counted and registered before looking again, so that room made in between still
+        // wakes it (a place given back after this count sees it; one given back before is
+        // seen by the second look).
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let mut made = Box::pin(self.room.notified());
+        made.as_mut().enable();
+        let room = Room {
+            admission: self,
+            made,
+        };
+        match self.try_admit(reserved) {
+            Ok((in_flight, upload)) => Admit::Admitted(in_flight, upload),
+            Err(Busy::Refused) => Admit::Refused,
+            Err(Busy::Wait) => Admit::Wait(room),
+        }
+    }
+
+    fn try_admit(self: &Arc<Self>, reserved: usize) -> Result<(InFlight, Place), Busy> {
+        let held = self.queued.load(Ordering::SeqCst) + self.reading.load(Ordering::SeqCst);
+        if held >= QUEUE_BUDGET || (held > 0 && held.saturating_add(reserved) > QUEUE_BUDGET) {
+            return Err(Busy::Wait);
+        }
+        let Some(mut upload) = self.take(Kind::Upload) else {
+            return Err(if self.uploads_arriving() {
+                Busy::Wait
+            } else {
+                Busy::Refused
+            });
+        };
+        self.reading.fetch_add(reserved, Ordering::SeqCst);
+        upload.reserved = reserved;
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let in_flight = InFlight {
             admission: Arc::clone(self),
         };
-        Some((in_flight, upload))
+        Ok((in_flight, upload))
+    }
+
+    /// Wakes the requests waiting at their heads, if any.
+    fn make_room(&self) {
+        if self.waiting.load(Ordering::SeqCst) > 0 {
+            self.room.notify_waiters();
+        }
     }
 
     /// A place for pack code about to start, unless running and held places reach the cap.
@@ -138,15 +303,16 @@ impl Admission {
     }
 
     fn take(self: &Arc<Self>, kind: Kind) -> Option<Place> {
-        let held = self.held.load(Ordering::Acquire);
+        let held = self.held.load(Ordering::SeqCst);
         self.count(kind)
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
                 (n.saturating_add(held) < self.max_places).then_some(n + 1)
             })
             .ok()
             .map(|_| Place {
                 admission: Arc::clone(self),
                 kind,
+                reserved: 0,
             })
     }
 
@@ -158,6 +324,7 @@ impl Admission {
         Place {
             admission: Arc::clone(self),
             kind: Kind::Held,
+            reserved: 0,
         }
     }
 
@@ -205,9 +372,11 @@ impl Admission {
         self.draining.load(Ordering::Acquire)
     }
 
-    /// Stops taking calls, for good: readiness and new invokes answer 503 `draining` from now.
+    /// Stops taking calls, for good: readiness and new invokes answer 503 `draining` from now,
+    /// those waiting at their heads included.
     pub fn stop_taking_calls(&self) {
         self.draining.store(true, Ordering::Release);
+        self.room.notify_waiters();
     }
 
     /// Stops taking calls (for good) and waits until none is in flight or `grace` has passed.
@@ -234,19 +403,31 @@ impl Admission {
 mod tests {
     use super::*;
 
+    /// The call `admit` counts in, when it does.
+    fn admitted(admit: Admit<'_>) -> Option<(InFlight, Place)> {
+        match admit {
+            Admit::Admitted(in_flight, upload) => Some((in_flight, upload)),
+            Admit::Refused | Admit::Wait(_) => None,
+        }
+    }
+
+    /// Bytes that count as arriving however slow the host.
+    const LONG: Duration = Duration::from_secs(3600);
+
     #[tokio::test]
     async fn caps_places_and_counts_every_call_in_flight() {
-        let admission = Admission::new(2);
-        let a = admission.admit();
-        let b = admission.admit();
+        let admission = Admission::arriving_within(2, LONG);
+        let a = admitted(admission.admit(0));
+        let b = admitted(admission.admit(0));
         assert!(a.is_some() && b.is_some());
-        assert!(admission.admit().is_none());
+        admission.arrived();
+        assert!(matches!(admission.admit(0), Admit::Wait(_)));
         assert_eq!(admission.in_flight(), 2);
         // A call whose upload is done gives its place back and stays in flight.
         let (a_in_flight, a_upload) = a.expect("admitted");
         drop(a_upload);
         assert_eq!((admission.in_flight(), admission.places()), (2, 1));
-        let c = admission.admit();
+        let c = admitted(admission.admit(0));
         assert!(c.is_some());
         assert_eq!((admission.in_flight(), admission.places()), (3, 2));
         drop(a_in_flight);
@@ -254,45 +435,138 @@ mod tests {
         // A held place ignores the cap.
         let _held = admission.hold();
         assert_eq!(admission.places(), 3);
+        assert_eq!(admission.waiting.load(Ordering::SeqCst), 0);
     }
 
     #[tokio::test]
     async fn uploads_and_running_pack_code_are_capped_apart_with_held_places() {
-        let admission = Admission::new(1);
+        let admission = Admission::arriving_within(1, LONG);
         let running = admission.start();
         assert!(running.is_some());
         assert!(admission.start().is_none());
-        let (_in_flight, upload) = admission
-            .admit()
-            .expect("running pack code refuses no request");
-        assert!(admission.admit().is_none(), "an upload refuses the next");
+        let (_in_flight, upload) =
+            admitted(admission.admit(0)).expect("running pack code refuses no request");
+        admission.arrived();
+        assert!(
+            matches!(admission.admit(0), Admit::Wait(_)),
+            "an upload arriving makes the next wait"
+        );
         drop(upload);
         drop(running);
         assert_eq!(admission.places(), 0);
         let _held = admission.hold();
-        assert!(admission.admit().is_none() && admission.start().is_none());
+        assert!(
+            matches!(admission.admit(0), Admit::Refused),
+            "held places alone refuse"
+        );
+        assert!(admission.start().is_none());
     }
 
     #[tokio::test]
-    async fn bodies_queued_past_the_budget_refuse_requests() {
-        let admission = Admission::new(usize::MAX);
+    async fn a_request_waits_for_the_place_of_an_upload_arriving() {
+        let admission = Admission::arriving_within(1, LONG);
+        let (_in_flight, upload) = admitted(admission.admit(0)).expect("admitted");
+        assert!(matches!(admission.admit(0), Admit::Refused), "no bytes yet");
+        admission.arrived();
+        let Admit::Wait(room) = admission.admit(0) else {
+            panic!("the upload takes the only place");
+        };
+        let made = tokio::spawn({
+            let admission = Arc::clone(&admission);
+            async move {
+                let Admit::Wait(room) = admission.admit(0) else {
+                    return None;
+                };
+                room.made().await;
+                admitted(admission.admit(0))
+            }
+        });
+        while admission.waiting.load(Ordering::SeqCst) < 2 {
+            tokio::task::yield_now().await;
+        }
+        drop(upload);
+        let taken = made.await.expect("the waiting task ends");
+        assert!(taken.is_some(), "the place is its");
+        // The other woke too, and finds it taken: it waits again.
+        room.made().await;
+        assert!(matches!(admission.admit(0), Admit::Wait(_)));
+        assert_eq!(admission.waiting.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn a_request_is_refused_once_the_uploads_stall() {
+        let admission = Admission::arriving_within(1, Duration::from_millis(20));
+        let _upload = admitted(admission.admit(0)).expect("admitted");
+        admission.arrived();
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert!(matches!(admission.admit(0), Admit::Refused));
+        // A waiting request looks again once the window has passed, woken or not.
+        admission.arrived();
+        if let Admit::Wait(room) = admission.admit(0) {
+            room.made().await;
+            tokio::time::sleep(Duration::from_millis(60)).await;
+            assert!(matches!(admission.admit(0), Admit::Refused));
+        };
+    }
+
+    #[tokio::test]
+    async fn bodies_queued_past_the_budget_make_requests_wait() {
+        let admission = Admission::arriving_within(usize::MAX, LONG);
         let first = admission.queue(QUEUE_BUDGET - 1);
-        assert!(admission.admit().is_some());
+        assert!(admitted(admission.admit(0)).is_some());
         let tiny = admission.queue(1);
-        assert!(
-            admission.admit().is_none(),
-            "a tiny body counts for a kilobyte"
-        );
+        let Admit::Wait(room) = admission.admit(0) else {
+            panic!("a tiny body counts for a kilobyte");
+        };
         drop(tiny);
-        assert!(admission.admit().is_some());
+        room.made().await;
+        assert!(admitted(admission.admit(0)).is_some());
         drop(first);
         assert_eq!(admission.queued.load(Ordering::Acquire), 0);
+        // Waiting ends when the service stops taking calls.
+        let _full = admission.queue(QUEUE_BUDGET);
+        let Admit::Wait(room) = admission.admit(0) else {
+            panic!("the budget is spent");
+        };
+        admission.stop_taking_calls();
+        room.made().await;
+    }
+
+    #[tokio::test]
+    async fn large_uploads_reserve_their_length_while_they_are_read() {
+        let admission = Admission::arriving_within(usize::MAX, LONG);
+        let half = QUEUE_BUDGET / 2;
+        let first = admitted(admission.admit(half)).expect("nothing held yet");
+        let second = admitted(admission.admit(half - RESERVED_FROM)).expect("within the budget");
+        let Admit::Wait(room) = admission.admit(RESERVED_FROM + 1) else {
+            panic!("past the budget, a large upload waits");
+        };
+        assert!(
+            admitted(admission.admit(RESERVED_FROM - 1)).is_some(),
+            "a small one reserves nothing"
+        );
+        // Read: its bytes move to the queue before its reservation ends.
+        let (_first_call, first_upload) = first;
+        let queued = admission.queue(half);
+        drop(first_upload);
+        assert!(matches!(admission.admit(RESERVED_FROM + 1), Admit::Wait(_)));
+        drop(queued);
+        room.made().await;
+        assert!(admitted(admission.admit(RESERVED_FROM + 1)).is_some());
+        drop(second);
+        // With nothing held, a body larger than the budget is read all the same.
+        let admission = Admission::arriving_within(usize::MAX, LONG);
+        let huge = admitted(admission.admit(2 * QUEUE_BUDGET));
+        assert!(huge.is_some());
+        assert!(matches!(admission.admit(RESERVED_FROM), Admit::Wait(_)));
+        drop(huge);
+        assert!(admitted(admission.admit(RESERVED_FROM)).is_some());
     }
 
     #[tokio::test]
     async fn drain_wakes_when_the_last_call_ends() {
         let admission = Admission::new(4);
-        let call = admission.admit().map(|(in_flight, _busy)| in_flight);
+        let call = admitted(admission.admit(0)).map(|(in_flight, _upload)| in_flight);
         let ender = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(30)).await;
             drop(call);
@@ -307,7 +581,7 @@ mod tests {
     #[tokio::test]
     async fn drain_gives_up_after_the_grace() {
         let admission = Admission::new(4);
-        let _call = admission.admit().map(|(in_flight, _busy)| in_flight);
+        let _call = admitted(admission.admit(0)).map(|(in_flight, _upload)| in_flight);
         assert!(!admission.drain(Duration::from_millis(20)).await);
         assert_eq!(admission.in_flight(), 1);
     }

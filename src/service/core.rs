@@ -10,7 +10,7 @@ use crate::json::{
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
-use crate::service::admission::{Admission, InFlight, Place};
+use crate::service::admission::{Admission, Admit, InFlight, Place, Room};
 use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target, ToolOutput};
 use crate::service::call_log::{call_bindings, Reporter};
 pub use crate::service::call_log::{EventSink, ServiceEvent};
@@ -244,8 +244,33 @@ impl PackService {
         }
     }
 
-    /// Routes a request and decides everything that comes before its body.
+    /// Routes a request and decides everything that comes before its body. A call that finds
+    /// no room under the cap or the queue's budget is refused `overloaded` at once (for a
+    /// transport whose bodies are read already; see [`PackService::begin_when_room`]).
     pub fn begin(&self, head: &RequestHead) -> Begin {
+        self.begin_or_wait(head, false)
+            .unwrap_or_else(|_| Begin::Reply(Reply::overloaded()))
+    }
+
+    /// [`PackService::begin`] for a transport that reads a body only when asked: a call that
+    /// finds the service busy with other calls' bodies waits for room, its body unread, as a
+    /// request waits in the kernel while the TypeScript service's thread is busy (the rules
+    /// are in `admission.rs`). Each look at the room asks readiness first, so a wait ends in
+    /// `draining` or `pack code stalled` as a new request would. Dropping the future (the
+    /// caller hung up) leaves the wait. A large body's declared length counts against the
+    /// queue's budget while it is read, so bodies are read no further ahead of the JS thread
+    /// than the budget.
+    pub async fn begin_when_room(&self, head: &RequestHead) -> Begin {
+        loop {
+            match self.begin_or_wait(head, true) {
+                Ok(begin) => return begin,
+                Err(room) => room.made().await,
+            }
+        }
+    }
+
+    /// `reads_later`: whether the transport reads the body only once admitted.
+    fn begin_or_wait(&self, head: &RequestHead, reads_later: bool) -> Result<Begin, Room<'_>> {
         let route = match refuse_request(
             &head.method,
             &head.target,
@@ -255,9 +280,9 @@ impl PackService {
             self.tenant.as_deref(),
         ) {
             Ok(route) => route,
-            Err(reply) => return Begin::Reply(reply),
+            Err(reply) => return Ok(Begin::Reply(reply)),
         };
-        match route {
+        Ok(match route {
             Route::Healthz => Begin::Reply(self.health()),
             Route::Readyz => {
                 Begin::Reply(self.not_ready().map_or_else(Reply::ready, |r| r.reply()))
@@ -267,42 +292,66 @@ impl PackService {
                 body: self.info.clone(),
                 retry_after: false,
             }),
-            Route::Invoke => self.admit(head),
-        }
+            Route::Invoke => return self.admit(head, reads_later),
+        })
     }
 
-    fn admit(&self, head: &RequestHead) -> Begin {
+    fn admit(&self, head: &RequestHead, reads_later: bool) -> Result<Begin, Room<'_>> {
         if let Some(reason) = self.not_ready() {
-            return Begin::Reply(reason.reply());
+            return Ok(Begin::Reply(reason.reply()));
         }
-        let Some((in_flight, uploading)) = self.admission.admit() else {
-            return Begin::Reply(Reply::overloaded());
+        // A body declared past the limit is refused below; it reserves no more than the limit.
+        let declared = match head.content_length {
+            Some(n) if reads_later => usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(self.max_body_bytes),
+            _ => 0,
+        };
+        let (in_flight, uploading) = match self.admission.admit(declared) {
+            Admit::Admitted(in_flight, upload) => (in_flight, upload),
+            Admit::Refused => return Ok(Begin::Reply(Reply::overloaded())),
+            Admit::Wait(room) => return Err(room),
         };
         if !is_json_content_type(head.content_type.as_deref()) {
-            return Begin::Reply(Reply::not_json());
+            return Ok(Begin::Reply(Reply::not_json()));
         }
         if head
             .content_length
             .is_some_and(|n| n > self.max_body_bytes as u64)
         {
-            return Begin::Reply(Reply::too_large());
+            return Ok(Begin::Reply(Reply::too_large()));
         }
-        Begin::Invoke(Admitted {
+        Ok(Begin::Invoke(Admitted {
             _in_flight: in_flight,
             uploading: Some(uploading),
             started: Instant::now(),
-        })
+        }))
     }
 
     /// Runs one admitted call from its body (already decoded to text). Dropping the returned
     /// future before it resolves cancels the call: the handler's abort fires with `cancelled`.
-    pub async fn invoke(&self, admitted: &mut Admitted, head: &RequestHead, body: &str) -> Outcome {
+    ///
+    /// The body is taken, not borrowed: once it is parsed and checked, it moves on to the
+    /// runner (a JavaScript runner hands it to V8 and drops it), so the service holds one copy
+    /// of it at a time (docs/design.md, *Large bodies*).
+    pub async fn invoke(
+        &self,
+        admitted: &mut Admitted,
+        head: &RequestHead,
+        body: String,
+    ) -> Outcome {
+        // Read, and not yet taken by the JS thread: counted against the queue's budget from
+        // now (its turn and its parse included) until the JS thread reaches the call; counted
+        // before its upload's reservation ends, so that no request slips in between.
+        let queued = self
+            .runner
+            .queues_calls()
+            .then(|| self.admission.queue(body.len()));
         admitted.body_received();
-        // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
         let turn = self.large_bodies.turn(body.len()).await;
-        let protected = protect_lone_surrogates(body);
+        // A string with a lone surrogate is JSON to JavaScript; it crosses as a stand-in.
+        let protected = protect_lone_surrogates(&body);
         let read = ReadBody {
-            body,
             lone_surrogates: matches!(protected, Cow::Owned(_)),
             protected: &protected,
             traceparent: head.traceparent.as_deref(),
@@ -311,6 +360,9 @@ impl PackService {
         // be parsed.
         let prepared = turn.run(|| self.prepare(&read));
         drop(turn);
+        let lone_surrogates = read.lone_surrogates;
+        // A body with lone surrogates was copied to be parsed: not kept while the call runs.
+        drop(protected);
         let (word, id, bindings, started, next) = match prepared {
             Prepared::Unrecorded(outcome) => return outcome,
             Prepared::Call {
@@ -323,10 +375,28 @@ impl PackService {
         };
         let answer = match next {
             Next::Answered(answer) => answer,
-            Next::Run { call, tool } => {
+            Next::Run {
+                target,
+                message,
+                defaults_json,
+                tool,
+            } => {
                 let timeout = Duration::from_millis(
                     parse_timeout_ms(head.timeout_ms.as_deref()).unwrap_or(self.default_timeout_ms),
                 );
+                let call = Call {
+                    target,
+                    message,
+                    // Moved, not copied: the tree that borrowed it is gone.
+                    body,
+                    id: id.clone(),
+                    bindings: bindings.clone().filter(|_| self.share_call_bindings),
+                    defaults_json,
+                    start: Arc::new(StartGate::new(Arc::clone(&self.admission))),
+                };
+                if let Some(queued) = queued {
+                    call.start.queue(queued);
+                }
                 let answer = self.run(call, timeout, started, bindings.clone()).await;
                 self.judged_output(answer, tool)
             }
@@ -348,7 +418,7 @@ impl PackService {
             // Its message may quote the request or the index (a version, an allowed value).
             Answer::Error(error) => Outcome::Message(restore_lone_surrogates_if(
                 error.to_json(),
-                read.lone_surrogates || self.catalog.lone_surrogates(),
+                lone_surrogates || self.catalog.lone_surrogates(),
             )),
             Answer::Failed { reason, .. } => Outcome::Reply(Reply::error(500, &reason)),
             // Only a tool's output is checked; a runner that answers a check with one is wrong.
@@ -433,10 +503,7 @@ impl PackService {
             .then(|| Arc::new(call_bindings(kind, &json, &id, read.traceparent)));
         let next = match found {
             Err(refused) => Next::Answered(Answer::Error(*refused)),
-            Ok(target) => {
-                let call_bindings = bindings.clone().filter(|_| self.share_call_bindings);
-                self.checked_call(target, json, read, &id, call_bindings, stack)?
-            }
+            Ok(target) => self.checked_call(target, json, read, stack)?,
         };
         Some(Prepared::Call {
             word,
@@ -455,8 +522,6 @@ impl PackService {
         target: Target,
         mut message: Borrowed<'_>,
         read: &ReadBody<'_>,
-        id: &str,
-        call_bindings: Option<Arc<Map<String, Value>>>,
         stack: Stack,
     ) -> Option<Next> {
         let tool = match &target {
@@ -504,16 +569,12 @@ impl PackService {
         } else {
             Value::Null
         };
-        let call = Call {
+        Some(Next::Run {
             target,
             message,
-            body: read.body.to_owned(),
-            id: id.to_owned(),
-            bindings: call_bindings,
             defaults_json,
-            start: Arc::new(StartGate::new(Arc::clone(&self.admission))),
-        };
-        Some(Next::Run { call, tool })
+            tool,
+        })
     }
 
     /// A tool's output checked against its schema, after its handler ran, as the TypeScript
@@ -625,8 +686,6 @@ impl PackService {
 
 /// A call's body as received, and what the service read from its head.
 struct ReadBody<'a> {
-    /// The text, which a JavaScript runner parses itself.
-    body: &'a str,
     /// The text with lone surrogates as stand-ins: what Rust parses.
     protected: &'a str,
     /// Whether the text held lone surrogates (stand-ins in what is parsed).
@@ -654,8 +713,14 @@ enum Prepared {
 enum Next {
     /// Answered before its pack code (not found, its input refused).
     Answered(Answer),
-    /// Its pack code runs; a tool's output is checked after.
-    Run { call: Call, tool: Option<Arc<Tool>> },
+    /// Its pack code runs (with the body, which the tree borrowed); a tool's output is checked
+    /// after.
+    Run {
+        target: Target,
+        message: Value,
+        defaults_json: Option<String>,
+        tool: Option<Arc<Tool>>,
+    },
 }
 
 /// The answer of a call whose deadline passed first.

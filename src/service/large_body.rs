@@ -1,12 +1,11 @@
-//! Large request bodies: parsed and checked a few at a time, with their worker marked busy.
+//! Large request bodies: parsed and checked one at a time, with their worker marked busy.
 //!
-//! A body parsed into `serde_json::Value` takes far more memory than its text (72 bytes per
-//! element with ordered maps), several times what V8 holds for the same array (figures in
-//! docs/design.md, *Large bodies*). With `maxConcurrency` such calls at once that would be
-//! tens of GB, so bodies of [`LARGE`] and more share a
-//! budget of [`BUDGET`] bytes of text, each taking at least half: at most two are in that
-//! state at a time (one of the largest), and smaller bodies never wait. While a large body is parsed or checked (up to a second of
-//! CPU), its tokio worker is marked blocking, so other connections move to another thread.
+//! A parsed body can take many times the memory of its text, and of what V8 makes of it
+//! (figures in docs/design.md, *Large bodies*). With `maxConcurrency` such calls at once that
+//! would be tens of GB, and even two at once cost more than the TypeScript service holds for a
+//! whole burst of them, so bodies of [`LARGE`] and more take turns, one at a time; smaller
+//! bodies never wait. While a large body is parsed or checked (up to a second of CPU), its tokio worker is
+//! marked blocking, so other connections move to another thread.
 
 use std::sync::Arc;
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -15,12 +14,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// Bodies from this size on take their turn.
 pub const LARGE: usize = 1 << 20;
 
-/// How many bytes of large bodies are parsed and checked at once.
-pub const BUDGET: usize = 16 << 20;
-
 #[derive(Debug)]
 pub struct LargeBodies {
-    budget: Arc<Semaphore>,
+    turns: Arc<Semaphore>,
 }
 
 /// A body's turn: held while its parsed form is built and checked.
@@ -32,26 +28,19 @@ pub struct Turn {
 impl Default for LargeBodies {
     fn default() -> Self {
         LargeBodies {
-            budget: Arc::new(Semaphore::new(BUDGET)),
+            turns: Arc::new(Semaphore::new(1)),
         }
     }
 }
 
 impl LargeBodies {
-    /// Waits for a body of `len` bytes to have its turn (at once for a small one). A body
-    /// larger than the budget takes the whole of it.
+    /// Waits for a body of `len` bytes to have its turn (at once for a small one).
     pub async fn turn(&self, len: usize) -> Turn {
         if len < LARGE {
             return Turn { permit: None };
         }
-        // At least half the budget each: at most two at a time, as many as the workers would
-        // parse at once anyway (a turn's work hands its worker on, so more would run).
-        let wanted = u32::try_from(len.clamp(BUDGET / 2, BUDGET)).unwrap_or(u32::MAX);
         // The semaphore is never closed, so this only fails if it were.
-        let permit = Arc::clone(&self.budget)
-            .acquire_many_owned(wanted)
-            .await
-            .ok();
+        let permit = Arc::clone(&self.turns).acquire_owned().await.ok();
         Turn { permit }
     }
 }
@@ -78,22 +67,14 @@ mod tests {
     use std::time::Duration;
 
     #[tokio::test]
-    async fn small_bodies_never_wait_and_large_ones_share_the_budget() {
+    async fn small_bodies_never_wait_and_large_ones_take_turns() {
         let bodies = LargeBodies::default();
-        // The smallest large body still takes half: two at most at once.
-        let (a, b) = (bodies.turn(LARGE).await, bodies.turn(LARGE).await);
-        let third = tokio::time::timeout(Duration::from_millis(50), bodies.turn(LARGE)).await;
-        assert!(third.is_err(), "a third waits");
-        drop((a, b));
-        let first = bodies.turn(BUDGET + 1).await;
-        // The budget is taken: another large body waits, a small one does not.
+        let first = bodies.turn(LARGE).await;
+        // The turn is taken: another large body waits, a small one does not.
         let small = tokio::time::timeout(Duration::from_millis(50), bodies.turn(LARGE - 1)).await;
         assert!(small.is_ok());
         let waiting = tokio::time::timeout(Duration::from_millis(50), bodies.turn(LARGE)).await;
-        assert!(
-            waiting.is_err(),
-            "a large body waits while the budget is taken"
-        );
+        assert!(waiting.is_err(), "a second large body waits for the first");
         drop(first);
         let second = tokio::time::timeout(Duration::from_millis(50), bodies.turn(LARGE)).await;
         // Its work runs inline on this single-threaded runtime.

@@ -2,14 +2,14 @@
 //! [`RequestHead`], read admitted bodies under the cap, and write JSON answers with the headers
 //! the TypeScript service writes.
 
-use crate::js::utf8_text;
+use crate::js::utf8_string;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{names, node_header_value, request_target, PackHeaders, Reply};
 use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEADER_LINES, MAX_HEAD_BYTES};
 use crate::service::self_wake::RepollSelfWakes;
 use crate::service::timer_floor::TimerFloor;
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Incoming};
 use hyper::header::{
@@ -378,13 +378,16 @@ async fn handle(
     body_limit: Duration,
 ) -> Response<Full<Bytes>> {
     let head = head_of(&req);
-    let mut admitted = match service.begin(&head) {
+    let mut admitted = match service.begin_when_room(&head).await {
         Begin::Reply(reply) => {
             return answer_unread(req.into_body(), reply_response(reply), body_limit).await
         }
         Begin::Invoke(admitted) => admitted,
     };
-    let reading = read_body(req.into_body(), service.max_body_bytes());
+    let admission = service.admission();
+    let reading = read_body(req.into_body(), service.max_body_bytes(), || {
+        admission.arrived();
+    });
     let body = match tokio::time::timeout(body_limit, reading).await {
         Ok(Ok(Some(body))) => body,
         Ok(Ok(None)) => return reply_response(Reply::too_large()),
@@ -393,8 +396,10 @@ async fn handle(
         Ok(Err(_)) => return closing(StatusCode::BAD_REQUEST),
         Err(_) => return closing(StatusCode::REQUEST_TIMEOUT),
     };
-    let text = utf8_text(&body);
-    match service.invoke(&mut admitted, &head, &text).await {
+    match service
+        .invoke(&mut admitted, &head, utf8_string(body))
+        .await
+    {
         Outcome::Reply(reply) => reply_response(reply),
         Outcome::Message(json) => {
             let mut response = json_response(StatusCode::OK, json);
@@ -440,22 +445,27 @@ pub(crate) async fn answer_unread(
 }
 
 /// The body, or `None` when it is larger than `limit` (read to its end all the same, so the
-/// 413 reaches a client still uploading).
+/// 413 reaches a client still uploading); `arrived` is told of each part as it comes. A body of a declared length is read into a buffer of
+/// that size: grown as it arrives, a large one would be copied at each doubling and could
+/// hold nearly twice its size.
 pub(crate) async fn read_body(
     mut body: Incoming,
     limit: usize,
-) -> Result<Option<Bytes>, hyper::Error> {
-    let mut buffer = BytesMut::new();
+    arrived: impl Fn(),
+) -> Result<Option<Vec<u8>>, hyper::Error> {
+    let declared = body.size_hint().exact().unwrap_or(0);
+    let mut buffer = Vec::with_capacity(usize::try_from(declared).unwrap_or(limit).min(limit));
     let mut too_large = false;
     while let Some(frame) = body.frame().await {
         if let Ok(data) = frame?.into_data() {
+            arrived();
             too_large = too_large || buffer.len() + data.len() > limit;
             if !too_large {
                 buffer.extend_from_slice(&data);
             }
         }
     }
-    Ok((!too_large).then(|| buffer.freeze()))
+    Ok((!too_large).then_some(buffer))
 }
 
 /// What Node answers a request it gives up on, with no body and the connection closed: 408

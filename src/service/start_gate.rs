@@ -67,10 +67,11 @@ impl StartGate {
         }
     }
 
-    /// The call's body, `bytes` long, is queued for the JS thread.
-    pub fn queue(&self, bytes: usize) {
+    /// The call's body, counted against the queue's budget since it was read, stays counted
+    /// until the JS thread reaches the call.
+    pub fn queue(&self, body: Queued) {
         if let Ok(mut state) = self.state.lock() {
-            state.queued = Some(self.admission.queue(bytes));
+            state.queued = Some(body);
         }
     }
 
@@ -156,6 +157,7 @@ impl StartGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::admission::Admit;
 
     #[test]
     fn a_place_that_goes_with_the_abort_outlives_the_calls_end_until_the_abort_takes_it() {
@@ -233,16 +235,20 @@ mod tests {
     fn a_queued_body_counts_against_the_budget_until_the_queue_reaches_it() {
         let admission = Admission::new(1);
         let gate = StartGate::new(Arc::clone(&admission));
-        gate.queue(crate::service::admission::QUEUE_BUDGET);
-        assert!(admission.admit().is_none(), "the budget is spent");
+        let waits = |admit: Admit<'_>| matches!(admit, Admit::Wait(_));
+        gate.queue(admission.queue(crate::service::admission::QUEUE_BUDGET));
+        assert!(waits(admission.admit(0)), "the budget is spent");
         assert_eq!(gate.start(), Start::Run);
-        assert!(admission.admit().is_some(), "reached: off the budget");
+        assert!(
+            matches!(admission.admit(0), Admit::Admitted(..)),
+            "reached: off the budget"
+        );
         let unreached = StartGate::new(Arc::clone(&admission));
-        unreached.queue(crate::service::admission::QUEUE_BUDGET);
-        assert!(admission.admit().is_none());
+        unreached.queue(admission.queue(crate::service::admission::QUEUE_BUDGET));
+        assert!(waits(admission.admit(0)));
         drop(unreached);
         assert!(
-            admission.admit().is_some(),
+            matches!(admission.admit(0), Admit::Admitted(..)),
             "a gate dropped unreached is off the budget"
         );
     }

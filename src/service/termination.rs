@@ -217,7 +217,7 @@ mod tests {
         let (termination, ends, lines) = termination(Duration::from_millis(200));
         let service = service();
         // A call in flight that never ends: the drain gives up after the budget.
-        let _call = service.admission().admit();
+        let _call = service.admission().admit(0);
         termination.serve(
             Arc::clone(&service),
             SharedListening::default(),

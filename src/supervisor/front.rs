@@ -3,7 +3,7 @@
 //! whichever child serves (the relay), so a caller keeps one URL however often the child is
 //! swapped.
 
-use crate::js::{js_number, utf8_text};
+use crate::js::{js_number, utf8_string};
 use crate::json::write_js_number;
 use crate::service::http::{
     is_json_content_type, node_header_value, refuse_request, request_target, NotReady, PackHeaders,
@@ -173,9 +173,9 @@ impl Front {
         };
         // An invoke's body is read and forwarded; an info request's is read after the answer.
         let unread = if invoke {
-            let reading = read_body(body, self.max_body_bytes);
+            let reading = read_body(body, self.max_body_bytes, || ());
             match tokio::time::timeout(BODY_WITHIN, reading).await {
-                Ok(Ok(Some(body))) => call.body = Some(utf8_text(&body).into_owned()),
+                Ok(Ok(Some(body))) => call.body = Some(utf8_string(body)),
                 Ok(Ok(None)) => return reply_response(Reply::too_large()),
                 // As the service answers a body it cannot read, or one still arriving.
                 Ok(Err(_)) => return closing(StatusCode::BAD_REQUEST),

@@ -8,7 +8,7 @@
 //! come from a small pool of idle keep-alive ones and go back once their answer is read. A
 //! dropped call drops (closes) its connection, which the child sees as its caller hanging up.
 
-use crate::js::{js_number, utf8_text};
+use crate::js::{js_number, utf8_string};
 use crate::service::core::DEFAULT_TIMEOUT_MS;
 use crate::service::http::{latin1_header_value, names};
 use crate::supervisor::wire::{self, AnswerHead, Chunked, Framing};
@@ -218,15 +218,10 @@ pub async fn read_answer(
         body: if status == 205 {
             String::new()
         } else {
-            text_of(body)
+            utf8_string(body)
         },
     };
     Ok((outcome, keep_alive && framing != Framing::UntilClose))
-}
-
-/// A body as text: valid UTF-8 (nearly all) is taken as it is, without a copy.
-fn text_of(body: Vec<u8>) -> String {
-    String::from_utf8(body).unwrap_or_else(|e| utf8_text(e.as_bytes()).into_owned())
 }
 
 /// Reads the body that follows a head framed as `framing`, leaving in `received` any bytes

@@ -205,7 +205,11 @@ impl Instance for Borrowed<'_> {
             let value = Borrowed::from_value(value);
             match members.iter_mut().find(|(k, _)| k == key) {
                 Some((_, held)) => *held = value,
-                None => members.push((Cow::Owned(key.to_owned()), value)),
+                None => {
+                    let mut grown = std::mem::take(members).into_vec();
+                    grown.push((Cow::Owned(key.to_owned()), value));
+                    *members = grown.into_boxed_slice();
+                }
             }
         }
     }
