@@ -277,3 +277,32 @@ test('hostile handlers and requests on two threads: protocol answers, and the se
   run.child.kill('SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null });
 });
+
+test('listen(port, host, { workers }) in process: every thread serves, a failing thread rejects, stop() ends them', async () => {
+  const { createPackService } = await import('../lib/pack-service.js');
+  const { readFileSync } = await import('node:fs');
+  const { resolve } = await import('node:path');
+  const serviceOver = (modules) => {
+    const dir = packFolder();
+    const index = JSON.parse(readFileSync(writeLocalPack(dir, modules), 'utf8'));
+    return createPackService({ index, resolveModule: (p) => resolve(dir, p), token: TOKEN, env: {} });
+  };
+  const service = serviceOver({ 'where.mjs': WHERE });
+  assert.deepEqual(await service.prewarm(), []);
+  for (const bad of [0, 1.5, 'two', null, {}]) {
+    await assert.rejects(service.listen(0, '127.0.0.1', { workers: bad }), { code: 'invalid-argument' });
+  }
+  const port = await service.listen(0, '127.0.0.1', { workers: 2 });
+  const outputs = await spread(port, 6);
+  assert.equal(new Set(outputs.map((o) => o.threadId)).size, 2);
+  await service.stop(100);
+
+  const picky = serviceOver({ 'picky.mjs': "import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) throw new Error('main thread only');\nexport default () => ({});\n" });
+  assert.deepEqual(await picky.prewarm(), []);
+  await assert.rejects(picky.listen(0, '127.0.0.1', { workers: 3 }), (error) => {
+    assert.equal(error.code, 'listen-failed');
+    assert.match(error.problems[0], /local\.picky: .*main thread only/);
+    return true;
+  });
+  await picky.stop(0);
+});

@@ -42,7 +42,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------------------------------------
 // Setup: the two cargo examples, the Python venv, the request bytes.
 
-function buildExamples() {
+export function buildExamples() {
   log('cargo build --release --example bare_echo --example load');
   const built = spawnSync('cargo', ['build', '--release', '--example', 'bare_echo', '--example', 'load', '--quiet'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (built.status !== 0) throw new Error(`cargo build --release --example bare_echo --example load failed (${built.error?.message ?? `exit ${built.status}`})`);
@@ -59,12 +59,12 @@ function pythonPeer() {
   return peer.why ? peer : { python: peer.python, index };
 }
 
-function invokeBody(input) {
-  return Buffer.from(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input, ctx: { tenantId: 't1', runId: 'r1' } }));
+export function invokeBody(input, tool = 'fixture.echo') {
+  return Buffer.from(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't1', runId: 'r1' } }));
 }
 
 /** One whole request as it goes on the wire: the same bytes for every target. */
-function wireRequest(body) {
+export function wireRequest(body) {
   const head =
     'POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
     `kindgi-pack-token: ${TOKEN}\r\ncontent-length: ${body.length}\r\n\r\n`;
@@ -74,12 +74,15 @@ function wireRequest(body) {
 // ---------------------------------------------------------------------------------------------
 // Processes: boot to `listening`, one call on a fresh connection, memory and CPU from /proc.
 
-/** Spawns a target (handing the child to `onSpawn`); resolves once it wrote its `listening` line on stderr. */
-function launch(target, onSpawn) {
+/**
+ * Spawns a target (handing the child to `onSpawn`), with `target.env` added to its
+ * environment; resolves once it wrote its `listening` line on stderr.
+ */
+export function launch(target, onSpawn) {
   const start = process.hrtime.bigint();
   const child = spawn(target.command[0], target.command.slice(1), {
     cwd: root,
-    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0' },
+    env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', ...target.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   onSpawn(child);
@@ -119,7 +122,7 @@ function launch(target, onSpawn) {
   return listening.then((seen) => ({ child, exited, ...seen }));
 }
 
-async function stop(running) {
+export async function stop(running) {
   if (running.child.exitCode !== null || running.child.signalCode !== null) return;
   running.child.kill('SIGTERM');
   const done = await Promise.race([running.exited.then(() => true), sleep(10_000).then(() => false)]);
@@ -133,7 +136,7 @@ async function stop(running) {
  * One request on a fresh connection: ms from `since` (default: now, before connecting) to the
  * whole answer, status, body.
  */
-function call(port, request, since = process.hrtime.bigint()) {
+export function call(port, request, since = process.hrtime.bigint()) {
   return new Promise((resolveCall, reject) => {
     const start = since;
     const socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
@@ -167,7 +170,7 @@ function call(port, request, since = process.hrtime.bigint()) {
 }
 
 /** VmRSS and VmHWM in MB, from /proc (Linux). */
-function memory(pid) {
+export function memory(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
@@ -178,7 +181,7 @@ function memory(pid) {
 }
 
 /** The process's user + system CPU time in ms (Linux; USER_HZ is 100 there). */
-function cpuMs(pid) {
+export function cpuMs(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -188,7 +191,7 @@ function cpuMs(pid) {
 }
 
 /** One run of the load generator against `port`. */
-function load(port, requestFile, connections) {
+export function load(port, requestFile, connections) {
   return new Promise((resolveLoad, reject) => {
     const args = ['--addr', `127.0.0.1:${port}`, '--request', requestFile, '--connections', String(connections), '--warmup', String(WARMUP), '--seconds', String(SECONDS)];
     // Not spawnSync: the event loop must keep reading the targets' stderr meanwhile.
