@@ -25,8 +25,8 @@ pub const WORKERS_VAR: &str = "KINDGI_PACK_SERVICE_WORKERS";
 pub const MAX_WORKERS: usize = 256;
 
 /// `KINDGI_PACK_SERVICE_WORKERS=auto` on `cores` usable cores: a JS thread per core less a
-/// quarter of them for the HTTP side, at least one. A JS thread kept busy by calls keeps the
-/// tokio side busy for about a third of a core (docs/deployment.md).
+/// quarter of them for the HTTP side, at least one: a JS thread kept busy by pack code keeps the
+/// tokio side busy for a fraction of its own time (docs/benchmarks.md, Workers, measures it).
 pub fn auto_workers(cores: usize) -> usize {
     cores.saturating_sub(cores / 4).max(1)
 }
