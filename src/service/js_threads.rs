@@ -53,10 +53,11 @@ impl Default for JsThreads {
 }
 
 impl JsThreads {
-    fn all(&self) -> Vec<Arc<JsThread>> {
+    /// Runs `f` over the threads, read in place (a call's pick allocates nothing).
+    fn with<T>(&self, f: impl FnOnce(&[Arc<JsThread>]) -> T) -> T {
         match self.threads.read() {
-            Ok(threads) => threads.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
+            Ok(threads) => f(&threads),
+            Err(poisoned) => f(&poisoned.into_inner()),
         }
     }
 
@@ -72,7 +73,7 @@ impl JsThreads {
     }
 
     pub fn len(&self) -> usize {
-        self.all().len()
+        self.with(<[_]>::len)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -81,45 +82,50 @@ impl JsThreads {
 
     /// Thread `index`, if it joined.
     pub fn get(&self, index: usize) -> Option<Arc<JsThread>> {
-        self.all().get(index).cloned()
+        self.with(|threads| threads.get(index).cloned())
     }
 
     /// The thread a new call goes to, counted in flight there: the one with the fewest calls
     /// among those not stalled (the first of equals), or among all when every one is stalled.
     pub fn pick(&self) -> OnThread {
-        let threads = self.all();
-        let fewest = |stalled_too: bool| {
-            threads
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| stalled_too || !t.stalled())
-                .min_by_key(|(_, t)| t.in_flight())
-                .map(|(index, thread)| (index, Arc::clone(thread)))
-        };
-        let (index, thread) = fewest(false)
-            .or_else(|| fewest(true))
-            .unwrap_or_else(|| (0, Arc::default()));
-        thread.in_flight.fetch_add(1, Ordering::Relaxed);
-        OnThread { index, thread }
+        self.with(|threads| {
+            let fewest = |stalled_too: bool| {
+                threads
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| stalled_too || !t.stalled())
+                    .min_by_key(|(_, t)| t.in_flight())
+                    .map(|(index, thread)| (index, Arc::clone(thread)))
+            };
+            let (index, thread) = fewest(false)
+                .or_else(|| fewest(true))
+                .unwrap_or_else(|| (0, Arc::default()));
+            thread.in_flight.fetch_add(1, Ordering::Relaxed);
+            OnThread { index, thread }
+        })
     }
 
     /// How long every thread has been unable to take a turn: the shortest stall, so zero while
     /// any thread takes turns (readiness and new calls).
     pub fn all_stalled_for(&self) -> Duration {
-        self.all()
-            .iter()
-            .map(|t| t.pulse.stalled_for())
-            .min()
-            .unwrap_or(Duration::ZERO)
+        self.with(|threads| {
+            threads
+                .iter()
+                .map(|t| t.pulse.stalled_for())
+                .min()
+                .unwrap_or(Duration::ZERO)
+        })
     }
 
     /// The longest stall of any thread (`/healthz`: a thread past the limit is stuck).
     pub fn any_stalled_for(&self) -> Duration {
-        self.all()
-            .iter()
-            .map(|t| t.pulse.stalled_for())
-            .max()
-            .unwrap_or(Duration::ZERO)
+        self.with(|threads| {
+            threads
+                .iter()
+                .map(|t| t.pulse.stalled_for())
+                .max()
+                .unwrap_or(Duration::ZERO)
+        })
     }
 }
 
