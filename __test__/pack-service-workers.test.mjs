@@ -44,8 +44,8 @@ after(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-function launch(index, env = {}) {
-  const child = spawn(process.execPath, [bin, '--index', index, '--host', '127.0.0.1'], {
+function launch(index, env = {}, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, bin, '--index', index, '--host', '127.0.0.1'], {
     env: { PATH: process.env.PATH, KINDGI_PACK_SERVICE_TOKEN: TOKEN, PORT: '0', KINDGI_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -108,6 +108,24 @@ test('calls are answered from every thread, each with its own module state; ctx.
   const logged = run.lines.find((l) => l.message === 'where' && l.threadId !== 0);
   assert.equal(logged.subsystem, 'pack.tool');
   assert.equal(logged.packId, 'local');
+  run.child.kill('SIGTERM');
+  assert.deepEqual(await run.exited, { code: 0, signal: null });
+});
+
+test('a worker thread keeps serving after garbage collections on every thread', async () => {
+  const collects = `import { threadId } from 'node:worker_threads';
+// A full collection on this thread once the call has settled and nothing of it runs.
+export default async () => { await new Promise((r) => setTimeout(r, 20)); setTimeout(() => globalThis.gc(), 50); return { threadId }; };
+`;
+  const run = launch(writeLocalPack(packFolder(), { 'where.mjs': WHERE, 'collect.mjs': collects }), { KINDGI_PACK_SERVICE_WORKERS: '2' }, ['--expose-gc']);
+  const port = await run.listening;
+  const collected = await Promise.all(Array.from({ length: 6 }, () => post(port, body('collect'))));
+  assert.equal(new Set(collected.map((a) => output(a).threadId)).size, 2);
+  await new Promise((r) => setTimeout(r, 300));
+  // Answered by their handlers on both threads, not by a deadline: no call is dropped.
+  const answers = await Promise.all(Array.from({ length: 6 }, () => post(port, body('where', { ms: 100 }), { 'kindgi-timeout-ms': '5000' })));
+  for (const answer of answers) assert.equal(JSON.parse(answer.text).kind, 'result', answer.text);
+  assert.equal(new Set(answers.map((a) => output(a).threadId)).size, 2);
   run.child.kill('SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null });
 });

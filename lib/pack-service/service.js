@@ -477,7 +477,8 @@ function packService(options, shared) {
     keepCallbacks(thread, callbacks);
     // Held by the thread's object, which its worker holds: calls are settled through it.
     service = thread;
-    return { prewarm, thread: thread.thread };
+    // `native` holds the thread's part, and through it the callbacks, for whoever holds this.
+    return { prewarm, thread: thread.thread, native: thread };
   }
   // Checked before the other limits, as it always was.
   const maxBodyBytes = limit(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);

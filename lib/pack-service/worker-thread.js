@@ -16,11 +16,17 @@ function resolveModule(modulePath) {
   return isAbsolute(modulePath) ? modulePath : resolve(moduleRoot, modulePath);
 }
 
+/**
+ * This thread's part of the service, held for the thread's life: it holds the callbacks Rust
+ * reaches only weakly (see weak-callbacks.js), and a part collected would drop every call.
+ */
+let attached;
+
 async function boot() {
   const logs = native.sharedPackServiceLogs(shared);
   const log = logs === null || logs === undefined ? undefined : workerThreadPackLog(logs).child(logBindings);
-  const thread = attachPackServiceThread({ index, resolveModule, token: '', envCheck: 'warn', ...(log !== undefined && { log }) }, shared);
-  const failures = await thread.prewarm();
+  attached = attachPackServiceThread({ index, resolveModule, token: '', envCheck: 'warn', ...(log !== undefined && { log }) }, shared);
+  const failures = await attached.prewarm();
   return failures.map((f) => f.message);
 }
 
