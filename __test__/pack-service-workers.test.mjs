@@ -29,6 +29,7 @@ export default async (input, ctx) => {
 `;
 const WAIT = `import { threadId } from 'node:worker_threads';
 export default (input, ctx) => new Promise((resolve) => {
+  ctx.log.info('waiting', { threadId });
   ctx.abortSignal.addEventListener('abort', () => {
     ctx.log.info('aborted', { threadId, reason: String(ctx.abortSignal.reason?.name ?? ctx.abortSignal.reason) });
     resolve({ threadId });
@@ -193,7 +194,9 @@ test("a call on a worker thread hears its deadline and its caller's hang-up", as
   // equals): the next one goes to the worker thread.
   const holder = new AbortController();
   const held = post(port, body('wait'), {}, holder.signal).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 200));
+  const waiting = (n) => until(() => run.lines.filter((l) => l.message === 'waiting').length === n, `${n} calls running`);
+  await waiting(1);
+  assert.equal(run.lines.find((l) => l.message === 'waiting').threadId, 0);
   const late = await post(port, body('wait'), { 'kindgi-timeout-ms': '300' });
   assert.equal(JSON.parse(late.text).code, 'deadline-exceeded', late.text);
   await until(() => run.lines.some((l) => l.message === 'aborted' && l.threadId !== 0), 'the deadline heard on the worker thread');
@@ -201,7 +204,8 @@ test("a call on a worker thread hears its deadline and its caller's hang-up", as
   // A caller that leaves: its call's abort fires with `cancelled` on the worker thread.
   const leaving = new AbortController();
   const left = post(port, body('wait'), {}, leaving.signal).catch((e) => e.name);
-  await new Promise((r) => setTimeout(r, 200));
+  await waiting(3);
+  assert.notEqual(run.lines.filter((l) => l.message === 'waiting')[2].threadId, 0);
   leaving.abort();
   assert.equal(await left, 'AbortError');
   await until(() => run.lines.filter((l) => l.message === 'aborted' && l.threadId !== 0).length === 2, 'the hang-up heard on the worker thread');
@@ -245,8 +249,13 @@ export default async () => {
 `;
   const run = launch(writeLocalPack(packFolder(), { 'dies.mjs': dies }), { KINDGI_PACK_SERVICE_WORKERS: '2' });
   const port = await run.listening;
-  // Two at once: one a thread.
-  await Promise.allSettled([post(port, body('dies')), post(port, body('dies'))]);
+  // Two at once, one a thread, until one reached the worker thread (the first pair does unless
+  // the host is slow enough for the first call to end before the second arrives).
+  let ended = false;
+  run.exited.then(() => (ended = true));
+  for (let i = 0; i < 20 && !ended; i += 1) {
+    await Promise.allSettled([post(port, body('dies')), post(port, body('dies'))]);
+  }
   const { code } = await run.exited;
   assert.equal(code, 1);
   const printed = run.text.join('\n');
