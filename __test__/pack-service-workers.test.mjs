@@ -263,6 +263,25 @@ export default async () => {
   assert.ok(!run.lines.some((l) => l.kind === 'stopped'));
 });
 
+test('pack code that calls process.exit() on a worker thread ends the process, not the thread alone', async () => {
+  const exits = `import { isMainThread } from 'node:worker_threads';
+export default async () => {
+  if (!isMainThread) process.exit(3);
+  await new Promise((r) => setTimeout(r, 300));
+  return {};
+};
+`;
+  const run = launch(writeLocalPack(packFolder(), { 'exits.mjs': exits }), { KINDGI_PACK_SERVICE_WORKERS: '2' });
+  const port = await run.listening;
+  let ended = false;
+  run.exited.then(() => (ended = true));
+  for (let i = 0; i < 20 && !ended; i += 1) {
+    await Promise.allSettled([post(port, body('exits')), post(port, body('exits'))]);
+  }
+  assert.equal((await run.exited).code, 1);
+  assert.match(run.text.join('\n'), /A pack service worker thread exited with code 3/);
+});
+
 test('hostile handlers and requests on two threads: protocol answers, and the service serves on', async () => {
   const hostile = {
     'bigint.mjs': 'export default () => ({ n: 10n });\n',
