@@ -1,9 +1,9 @@
 //! The JS threads pack code runs on (`KINDGI_PACK_SERVICE_WORKERS`): the main thread, and with
 //! workers the `worker_threads` that joined it. Each has its own pulse (see `js_pulse`) and its
-//! count of calls in flight; a call goes to the thread with the fewest, and a stalled thread
-//! takes none while another is not stalled.
+//! count of calls in flight; a call goes to the thread with the fewest, and a held thread
+//! takes none while another is not held.
 
-use crate::service::js_pulse::JsPulse;
+use crate::service::js_pulse::{JsPulse, PING_AFTER};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -20,8 +20,10 @@ impl JsThread {
         self.in_flight.load(Ordering::Relaxed)
     }
 
+    /// Held: its ping has gone unanswered for as long as it waited to send it. A ping only
+    /// just out is no reason to pass a thread by (a busy host may be slow to run it).
     fn stalled(&self) -> bool {
-        self.pulse.stalled_for() > Duration::ZERO
+        self.pulse.stalled_for() >= PING_AFTER
     }
 }
 
@@ -86,7 +88,7 @@ impl JsThreads {
     }
 
     /// The thread a new call goes to, counted in flight there: the one with the fewest calls
-    /// among those not stalled (the first of equals), or among all when every one is stalled.
+    /// among those not held (the first of equals), or among all when every one is held.
     pub fn pick(&self) -> OnThread {
         self.with(|threads| {
             let fewest = |stalled_too: bool| {
@@ -132,13 +134,22 @@ impl JsThreads {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::js_pulse::{StallWatch, PING_AFTER};
+    use crate::service::js_pulse::StallWatch;
     use std::time::Instant;
 
-    /// Leaves `thread` with a ping out and unanswered, as a held thread has.
+    /// Leaves `thread` with a ping out and unanswered for long enough, as a held thread has.
     fn hold(thread: &JsThread) {
         StallWatch::default().look(&thread.pulse, Instant::now() + PING_AFTER, || true);
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(PING_AFTER + Duration::from_millis(10));
+    }
+
+    #[test]
+    fn a_ping_only_just_out_does_not_pass_a_thread_by() {
+        let threads = JsThreads::default();
+        threads.join();
+        let main = threads.get(0).expect("the main thread");
+        StallWatch::default().look(&main.pulse, Instant::now() + PING_AFTER, || true);
+        assert_eq!(threads.pick().index, 0);
     }
 
     #[test]
