@@ -93,6 +93,16 @@ test("pack code sees the environment env() gives, without the parent's variables
   assert.deepEqual(logsOf(filtered.events, 'env-dropped').map((e) => e.names), [['DATABASE_URL']]);
 });
 
+test('KINDGI_PACK_SERVICE_WORKERS in env() reaches the child: calls through the front run on every thread', async (t) => {
+  const dir = packFolder('kindgi-sup-workers-');
+  const slowThread = "import { threadId } from 'node:worker_threads';\nexport default async () => { await new Promise((r) => setTimeout(r, 100)); return { threadId }; };\n";
+  const index = writeLocalPack(dir, { 'thread.mjs': slowThread });
+  const { supervisor, result } = await supervise(t, dir, { KINDGI_PACK_SERVICE_WORKERS: '2' });
+  assert.equal((await supervisor.start(index)).kind, 'ok');
+  const outputs = await Promise.all(Array.from({ length: 6 }, () => result('thread')));
+  assert.equal(new Set(outputs.map((o) => o.threadId)).size, 2, JSON.stringify(outputs));
+});
+
 test('a swap serves the new code at the same URL; the old child is gone when start() resolves', async (t) => {
   const dir = packFolder('kindgi-sup-swap-');
   const version = (v) => ({ 'version.mjs': `export default () => ({ v: ${v}, pid: process.pid });\n` });

@@ -1,11 +1,13 @@
 // `npm run bench [section …]`: every benchmark of the package, reported as ratios against a
-// baseline measured in the same run. Sections: index-writer, validate, service, memory, supervisor, indexer.
+// baseline measured in the same run. Sections: index-writer, validate, service, workers, memory,
+// supervisor, indexer.
 import { machine } from './lib.mjs';
 
 const sections = {
   'index-writer': () => import('./index-writer.mjs'),
   validate: () => import('./validate.mjs'),
   service: () => import('./service.mjs'),
+  workers: () => import('./workers.mjs'),
   memory: () => import('./memory.mjs'),
   supervisor: () => import('./supervisor.mjs'),
   indexer: () => import('./indexer.mjs'),

@@ -41,7 +41,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------------------------------------
 // Setup: the two cargo examples, the Python venv, the request bytes.
 
-function buildExamples() {
+export function buildExamples() {
   log('cargo build --release --example bare_echo --example load');
   const built = spawnSync('cargo', ['build', '--release', '--example', 'bare_echo', '--example', 'load', '--quiet'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (built.status !== 0) throw new Error(`cargo build --release --example bare_echo --example load failed (${built.error?.message ?? `exit ${built.status}`})`);
@@ -58,12 +58,12 @@ function pythonPeer() {
   return peer.why ? peer : { python: peer.python, index };
 }
 
-function invokeBody(input) {
-  return Buffer.from(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'fixture.echo' }, input, ctx: { tenantId: 't1', runId: 'r1' } }));
+export function invokeBody(input, tool = 'fixture.echo') {
+  return Buffer.from(JSON.stringify({ v: 2, kind: 'invoke', tool: { id: tool }, input, ctx: { tenantId: 't1', runId: 'r1' } }));
 }
 
 /** One whole request as it goes on the wire: the same bytes for every target. */
-function wireRequest(body) {
+export function wireRequest(body) {
   const head =
     'POST /v1/invoke HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
     `kindgi-pack-token: ${TOKEN}\r\ncontent-length: ${body.length}\r\n\r\n`;
@@ -71,7 +71,7 @@ function wireRequest(body) {
 }
 
 /** One run of the load generator against `port`. */
-function load(port, requestFile, connections) {
+export function load(port, requestFile, connections) {
   return new Promise((resolveLoad, reject) => {
     const args = ['--addr', `127.0.0.1:${port}`, '--request', requestFile, '--connections', String(connections), '--warmup', String(WARMUP), '--seconds', String(SECONDS)];
     // Not spawnSync: the event loop must keep reading the targets' stderr meanwhile.

@@ -55,7 +55,7 @@ async fn serve_until_killed() -> std::io::Result<()> {
             index_hash: None,
             records: None,
             share_call_bindings: false,
-            pulse: Default::default(),
+            js_threads: Default::default(),
             stall_limit: None,
         },
         Arc::new(Echo),

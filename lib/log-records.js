@@ -223,3 +223,11 @@ export function defaultPackServiceLogs() {
   if (built.kind === 'err') throw new Error(built.message);
   return built.logs;
 }
+
+/**
+ * The `pack` logger of a worker thread that runs a service's pack code, over `logs`
+ * (`native.sharedPackServiceLogs`): its lines go where the main thread's do.
+ */
+export function workerThreadPackLog(logs) {
+  return nativeLogger(logs, { subsystem: 'pack' }, () => undefined);
+}

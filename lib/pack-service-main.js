@@ -50,6 +50,12 @@ Environment:
                         process (milliseconds; default ${native.serviceDefaults().stallMs};
                         0: never). /readyz and new calls answer 503 once it has been
                         held for a second, and 200 again when it lets go.
+  KINDGI_PACK_SERVICE_WORKERS  How many JS threads run pack code: 1 (default), a
+                        whole number up to 256 (the main thread and N-1 worker
+                        threads, each loading every module: module state is per
+                        thread), or auto (one per usable core, less a quarter for
+                        HTTP). A thread that dies of an uncaught exception ends the
+                        process.
   KINDGI_PACK_ENV_CHECK  strict (default): /readyz answers 503 while a variable the
                         pack requires is unset; warn: a warning record only.
   KINDGI_PACK_ENV_FILTER  on (default): the variables the pack does not declare are

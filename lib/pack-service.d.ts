@@ -36,6 +36,11 @@ export interface PackServiceConfig {
   readonly maxConcurrency?: number;
   /** `KINDGI_PACK_SERVICE_STALL_MS`: see `PackServiceOptions.stallMs`. */
   readonly stallMs?: number;
+  /**
+   * `KINDGI_PACK_SERVICE_WORKERS` (present only when set): how many JS threads run pack code,
+   * `auto` or 1 to 256; `startPackService` listens with it (see `NativePackService.listen`).
+   */
+  readonly workers?: number | 'auto';
   readonly envCheck?: PackEnvCheck;
   readonly envFilter?: PackEnvFilter;
   /** `KINDGI_PACK_TENANT_ID` (protocol 2.7.0): the one tenant this service serves. */
@@ -191,8 +196,11 @@ export interface NativePackService extends PackService {
   /**
    * Serves from Rust on `host:port` (port 0 picks one; no host: every interface, as Node's
    * `server.listen`); resolves with the bound port. Rejects with code `listen-failed`.
+   * `workers` (`auto`, or 1 to 256; default 1) runs pack code on that many JS threads: the
+   * main thread and `workers - 1` worker threads, each importing every module before the
+   * listener opens (a failure rejects with `listen-failed` and `problems`).
    */
-  listen(port: number, host?: string): Promise<number>;
+  listen(port: number, host?: string, options?: { readonly workers?: number | 'auto' }): Promise<number>;
   /** Drains for up to `graceMs` (default 8000), closes every connection and releases the JS callbacks so the process can exit. */
   stop(graceMs?: number): Promise<void>;
   /**

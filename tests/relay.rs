@@ -72,7 +72,7 @@ async fn child(
             index_hash: None,
             records: None,
             share_call_bindings: false,
-            pulse: Default::default(),
+            js_threads: Default::default(),
             stall_limit: None,
         },
         Arc::new(Fake),

@@ -129,7 +129,7 @@ impl Harness {
                 index_hash: Some("sha256:00".into()),
                 records: Some(records_logger(Arc::clone(&records))),
                 share_call_bindings: false,
-                pulse: Default::default(),
+                js_threads: Default::default(),
                 stall_limit: None,
             },
             Arc::new(FakeRunner {

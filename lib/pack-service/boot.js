@@ -7,7 +7,7 @@ import { defaultPackServiceLogs } from '../log-records.js';
 import { undeclaredPackEnv } from '../pack-env.js';
 import { loadPackIndex, packModulePaths } from '../pack-modules.js';
 import { PACK_SERVICE_DRAIN_MS } from './config.js';
-import { createPackService } from './service.js';
+import { createPackService, workerCount } from './service.js';
 
 /**
  * `config.port` as Node's `server.listen(port)` takes it, which TypeScript's startPackService
@@ -38,6 +38,7 @@ export async function startPackService(config, logs = defaultPackServiceLogs(), 
   // Refused before anything boots (TypeScript's server.listen throws once the modules are
   // loaded and the env filter has run).
   const port = listenPort(config.port);
+  workerCount(config.workers, 'config.workers');
   // A function gets the service's events, as before records; `{log, event}` gets records.
   const legacy = typeof logs === 'function' ? logs : undefined;
   const records = legacy === undefined && logs !== null && typeof logs === 'object' ? logs : undefined;
@@ -103,10 +104,11 @@ export async function startPackService(config, logs = defaultPackServiceLogs(), 
   }
   let bound;
   try {
-    bound = await service.listen(port, config.host);
+    bound = await service.listen(port, config.host, { workers: config.workers });
   } catch (cause) {
     await service.stop(0);
-    return failed([describeCause(cause)]);
+    // A module that failed on a worker thread: that thread's problems.
+    return failed(Array.isArray(cause?.problems) ? cause.problems : [describeCause(cause)]);
   }
   // The process's SIGTERM drains the service from here, before the line a supervisor waits for.
   options?.serving?.(service);

@@ -1,5 +1,6 @@
 // The pack service process's configuration (`readPackServiceConfig`). The rules and messages
 // live in Rust (src/service/config.rs); paths resolve here, with Node's own `path` rules.
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { describe, invalidArgument } from '../errors.js';
 import { native } from '../native.js';
@@ -80,6 +81,7 @@ export function readPackServiceConfig(argv, env) {
   const port = env.PORT ?? undefined;
   const concurrency = env.KINDGI_PACK_SERVICE_MAX_CONCURRENCY;
   const stallMs = env.KINDGI_PACK_SERVICE_STALL_MS;
+  const workers = env[native.PACK_SERVICE_WORKERS_VAR];
   const read = native.readPackServiceSettings(argv, {
     token: stringVariable(env, 'KINDGI_PACK_SERVICE_TOKEN'),
     port: port === undefined ? undefined : numberVariable(port, 'PORT'),
@@ -90,6 +92,9 @@ export function readPackServiceConfig(argv, env) {
     envCheckShown: settingShown(env.KINDGI_PACK_ENV_CHECK, 'KINDGI_PACK_ENV_CHECK'),
     envFilter: text(env.KINDGI_PACK_ENV_FILTER),
     envFilterShown: settingShown(env.KINDGI_PACK_ENV_FILTER, 'KINDGI_PACK_ENV_FILTER'),
+    workers: workers === undefined || workers === null ? undefined : numberVariable(workers, native.PACK_SERVICE_WORKERS_VAR),
+    // The cores this process may use (its affinity and, on newer Node, its cgroup's quota).
+    cores: availableParallelism(),
   });
   const moduleRoot = resolve(read.moduleRootArg ?? dirname(indexPath));
   const rawTenant = stringVariable(env, TENANT_VAR);
@@ -112,6 +117,7 @@ export function readPackServiceConfig(argv, env) {
       ...(read.stallMs !== undefined && { stallMs: read.stallMs }),
       envCheck: read.envCheck,
       envFilter: read.envFilter,
+      ...(workers !== undefined && workers !== null && { workers: read.workers }),
       ...(tenantId !== undefined && { tenantId }),
     },
   };

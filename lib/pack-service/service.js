@@ -1,6 +1,7 @@
 // createPackService: the service. HTTP, routing, admission, deadlines and cancellation run in
 // Rust (src/service/); pack code runs here, started by the native dispatcher and ended with
 // `settle`, never by returning a Promise to Rust (see docs/design.md, *Calling pack code*).
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { describe, invalidArgument, nativeError } from '../errors.js';
 import { describeMessage, describeThrow, parseWithZod, resolveHandler, resolveInputZod, runCheck, serializeCause } from '../handler-runner.js';
@@ -13,6 +14,7 @@ import { keepCallbacks, weakCallbacks } from '../weak-callbacks.js';
 import { CallState, handlerContext } from './call-context.js';
 import { PACK_SERVICE_DRAIN_MS, pinnedTenant } from './config.js';
 import { nodeHandler } from './node-handler.js';
+import { startWorkerThreads } from './workers.js';
 
 // The core's defaults (src/service/core.rs), read once.
 const {
@@ -55,6 +57,20 @@ function limit(value, name, fallback) {
     throw invalidArgument(`${name} must be a number from 0 up (Infinity for no limit), not ${describe(value)}`);
   }
   return value;
+}
+
+/**
+ * How many JS threads `workers` asks for (`listen`'s option and the process's
+ * KINDGI_PACK_SERVICE_WORKERS, whose rule is Rust's): undefined is 1.
+ */
+export function workerCount(workers, name) {
+  if (workers === undefined) return 1;
+  if (typeof workers !== 'number' && typeof workers !== 'string') {
+    throw invalidArgument(`${name} must be auto or a whole number, not ${describe(workers)}`);
+  }
+  const read = native.packServiceWorkers(String(workers), availableParallelism());
+  if (read.refusal !== undefined) throw invalidArgument(`${name} ${read.refusal}, not ${describe(workers)}`);
+  return read.workers;
 }
 
 /** `Promise.withResolvers()`, which Node 20 lacks. */
@@ -111,6 +127,20 @@ function servedIndex(index) {
 }
 
 export function createPackService(options) {
+  return packService(options, undefined);
+}
+
+/**
+ * A worker thread's part of the service shared as `shared` by the main thread
+ * (`shareWithThreads`): the same pack code, its calls dispatched to this thread. Only
+ * `prewarm` is offered; HTTP, admission and records are the main thread's.
+ */
+export function attachPackServiceThread(options, shared) {
+  return packService(options, shared);
+}
+
+/** The service (`shared` undefined) or, on a worker thread, its part (see above). */
+function packService(options, shared) {
   if (options === null || typeof options !== 'object') {
     throw invalidArgument(`options must be an object, not ${describe(options)}`);
   }
@@ -150,7 +180,8 @@ export function createPackService(options) {
   const importModule = options.importModule ?? ((p) => import(pathToFileURL(p).href));
   const envCheck = options.envCheck ?? 'strict';
   const missingEnv = missingPackEnv(index.env, options.env ?? process.env);
-  if (missingEnv.length > 0) {
+  // Said once, by the main thread.
+  if (missingEnv.length > 0 && shared === undefined) {
     logger({ kind: 'missing-env', check: envCheck, names: missingEnv });
     log.warn(
       `The pack's env.required ${missingEnv.length === 1 ? 'name has' : 'names have'} no value: ${missingEnv.join(', ')}`,
@@ -335,6 +366,9 @@ export function createPackService(options) {
     );
   }
 
+  /** The native object calls are settled through: the service's, or this worker thread's. */
+  let service;
+
   // Everything below runs inside a threadsafe-function call or a promise callback: it must
   // never throw, since a throw there is an uncaught exception for the whole process.
   function settle(id, call, response) {
@@ -438,9 +472,17 @@ export function createPackService(options) {
   }
 
   const callbacks = { dispatch, event };
+  if (shared !== undefined) {
+    const thread = native.attachPackServiceThread(shared, ...weakCallbacks(callbacks, 'dispatch'));
+    keepCallbacks(thread, callbacks);
+    // Held by the thread's object, which its worker holds: calls are settled through it.
+    service = thread;
+    // `native` holds the thread's part, and through it the callbacks, for whoever holds this.
+    return { prewarm, thread: thread.thread, native: thread };
+  }
   // Checked before the other limits, as it always was.
   const maxBodyBytes = limit(options.maxBodyBytes, 'options.maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
-  const service = native.createNativePackService(
+  service = native.createNativePackService(
     {
       indexJson: JSON.stringify(servedIndex(index)),
       token: options.token,
@@ -513,13 +555,37 @@ export function createPackService(options) {
       }
       warmedUp = undefined;
     }
-    service.setWarm(failures.length === 0);
+    // Warm once every thread is: the boot waits for the worker threads.
+    if (shared === undefined) service.setWarm(failures.length === 0);
     return failures;
   }
 
   /** A node:http request listener over the same Rust core (for callers with their own server). */
   const handle = nodeHandler(service);
   let listening;
+  /** The worker threads, while listening with `workers` above 1. */
+  let pool;
+
+  /**
+   * Starts `count - 1` worker threads that import the pack's modules (as resolved here) and
+   * waits until each has loaded every one; throws with the first failing thread's `problems`.
+   */
+  async function startPool(count) {
+    const started = startWorkerThreads({
+      count: count - 1,
+      shared: service.shareWithThreads(),
+      index,
+      resolveModule,
+      logBindings: nativeLog === undefined ? {} : JSON.parse(nativeLog.bindingsJson),
+    });
+    const problems = await started.booted;
+    if (problems.length > 0) {
+      await started.stop();
+      // `listen-failed`, as any listen that does not open; `problems` lists each one.
+      throw nativeError('listen-failed', problems.join('\n'), { problems });
+    }
+    return started;
+  }
 
   const api = {
     handle,
@@ -531,18 +597,29 @@ export function createPackService(options) {
     inFlight: () => service.inFlight(),
     unsettledCalls: () => service.unsettledCalls(),
     ready: () => service.ready(),
-    /** Serves from Rust (hyper) on `host:port`; resolves with the bound port. */
-    async listen(port, host) {
+    /**
+     * Serves from Rust (hyper) on `host:port`; resolves with the bound port. With
+     * `{ workers }` above 1, pack code runs on that many JS threads.
+     */
+    async listen(port, host, listenOptions) {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw invalidArgument(`port must be a whole number from 0 to 65535, not ${describe(port)}`);
       }
       if (host !== undefined && host !== null && typeof host !== 'string') {
         throw invalidArgument(`host must be a string, not ${describe(host)}`);
       }
+      const workers = workerCount(listenOptions?.workers, 'workers');
+      // Every thread has loaded every module before the listener opens.
+      if (workers > 1 && pool === undefined) pool = await startPool(workers);
       // No host ('' and null too): every interface, IPv6 and IPv4, as Node's server.listen(port).
       const outcome = await service.listen(host || undefined, port);
       // The code is native's: `listen-failed`, whatever the cause.
-      if (outcome.error !== undefined) throw nativeError(outcome.error.code, outcome.error.message);
+      if (outcome.error !== undefined) {
+        await pool?.stop();
+        pool = undefined;
+        throw nativeError(outcome.error.code, outcome.error.message);
+      }
+      pool?.serve();
       // The native side holds no reference on the event loop: like a listening node:http
       // server, a listening service keeps the process alive until stop().
       // The timer also holds the service (and so its callbacks, which Rust reaches weakly).
@@ -559,6 +636,8 @@ export function createPackService(options) {
       } finally {
         clearInterval(listening);
         listening = undefined;
+        await pool?.stop();
+        pool = undefined;
       }
     },
   };

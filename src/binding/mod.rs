@@ -13,6 +13,7 @@ mod indexer;
 mod native_logs;
 mod owned_future;
 mod pack_service;
+mod pack_service_threads;
 mod protocol;
 mod regexp;
 mod runner_messages;

@@ -41,9 +41,34 @@ pub struct LogEnvJs {
 #[napi]
 pub struct NativeLogs {
     root: Logger,
+    /// Whether lines written on this thread inside `write` or `event` come back to JS to be
+    /// written (see `log::captured`). A worker thread's logs do not: its lines go to the sink
+    /// the service's logs were made with, a JS `write` on the main thread included.
+    captures: bool,
 }
 
 impl NativeLogs {
+    /// The logs a worker thread writes through: `root`'s, its lines never captured.
+    pub fn on_worker_thread(root: Logger) -> NativeLogs {
+        NativeLogs {
+            root,
+            captures: false,
+        }
+    }
+
+    pub fn root(&self) -> Logger {
+        self.root.clone()
+    }
+
+    /// Runs `log`, capturing its lines where this thread writes them itself.
+    fn written(&self, log: impl FnOnce()) -> Option<Vec<String>> {
+        if self.captures {
+            return capture(log);
+        }
+        log();
+        None
+    }
+
     /// The logger with `bindings` (JSON text of an object; anything else binds nothing).
     pub fn logger(&self, bindings: &str) -> Logger {
         self.root.child(members_of_json(bindings).0)
@@ -104,6 +129,7 @@ pub fn create_native_logs(
     };
     Ok(NativeLogs {
         root: Logger::new(settings, sink),
+        captures: true,
     })
 }
 
@@ -143,7 +169,7 @@ impl NativeLogs {
         let (bound, lone_in_bindings) = members_of_json(&bindings);
         let lone = lone_in_message || lone_in_fields || lone_in_bindings;
         let logger = restoring(self.root.child(bound), lone);
-        capture(|| logger.log_kept(level, &message, fields, &in_message.unwrap_or_default()))
+        self.written(|| logger.log_kept(level, &message, fields, &in_message.unwrap_or_default()))
     }
 
     /// Writes a lifecycle record (subsystem `pack`), whatever the levels: `event` and `kind`
@@ -157,7 +183,7 @@ impl NativeLogs {
     ) -> Option<Vec<String>> {
         let (fields, lone) = fields.as_deref().map(members_of_json).unwrap_or_default();
         let logger = restoring(self.lifecycle_logger(), lone);
-        capture(|| {
+        self.written(|| {
             logger.lifecycle(&kind, &message, fields);
             // The process may go on to exit: the line is out first, unless stderr's reader
             // is too far behind (`FLUSH_WAIT`).

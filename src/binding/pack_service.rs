@@ -10,8 +10,10 @@ use crate::binding::callback::JsCallback;
 use crate::binding::errors::{JsError, NativeError, NativeErrorCode};
 use crate::binding::native_logs::NativeLogs;
 use crate::binding::owned_future::promise;
+use crate::binding::pack_service_threads;
 use crate::env::{parse_pack_env_check, PackEnvCheck};
 use crate::json::write_members;
+use crate::log::Logger;
 use crate::protocol::PackErrorCode;
 use crate::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
@@ -26,6 +28,7 @@ use crate::service::event_json::event_json;
 use crate::service::http::Reply;
 use crate::service::js_options::{concurrency_cap, default_deadline_ms};
 use crate::service::js_pulse::{self, JsPulse, DEFAULT_STALL_MS};
+use crate::service::js_threads::JsThreads;
 use crate::service::listen::{listen, ListenError};
 use crate::service::node_answer::{content_length, NodeAnswer};
 use crate::service::pending_calls::{
@@ -93,19 +96,42 @@ impl ToNapiValue for DispatchTarget {
         unsafe { <&str as ToNapiValue>::to_napi_value(env, word) }
     }
 }
+pub(crate) type Dispatch = JsCallback<DispatchArgs>;
+
 struct JsFunctions {
-    dispatch: JsCallback<DispatchArgs>,
-    events: JsCallback<String>,
+    /// Each JS thread's dispatcher, at its index in `JsThreads` (the main thread's first).
+    dispatch: Vec<Arc<Dispatch>>,
+    events: Arc<JsCallback<String>>,
 }
 
 /// Runs calls in JavaScript; holds the threadsafe functions until released.
-struct JsRunner {
+pub(crate) struct JsRunner {
     functions: Mutex<Option<Arc<JsFunctions>>>,
     calls: PendingCalls,
-    pulse: Arc<JsPulse>,
+    threads: Arc<JsThreads>,
 }
 
 impl JsRunner {
+    /// Thread `index`'s dispatcher, until released.
+    fn dispatcher(&self, index: usize) -> Option<Arc<Dispatch>> {
+        self.functions()
+            .and_then(|functions| functions.dispatch.get(index).cloned())
+    }
+
+    /// Adds a worker thread's dispatcher; its thread index, or `None` once released.
+    pub(crate) fn join(&self, dispatch: Dispatch) -> Option<usize> {
+        let mut functions = self.functions.lock().ok()?;
+        let current = functions.as_ref()?;
+        let mut dispatchers = current.dispatch.clone();
+        dispatchers.push(Arc::new(dispatch));
+        // The dispatcher is in place before the thread can be picked.
+        *functions = Some(Arc::new(JsFunctions {
+            dispatch: dispatchers,
+            events: Arc::clone(&current.events),
+        }));
+        Some(self.threads.join().0)
+    }
+
     /// Ends call `id` with `settled`; false when it is gone.
     fn finish(&self, id: u32, settled: Settled) -> bool {
         self.calls.finish(id, settled)
@@ -115,17 +141,17 @@ impl JsRunner {
         self.functions.lock().ok().and_then(|f| f.clone())
     }
 
-    /// Asks the JS thread for a turn (a `skip` it ignores); false when it cannot be queued.
-    fn ping(&self) -> bool {
-        self.functions().is_some_and(|functions| {
-            functions.dispatch.call(
+    /// Asks JS thread `index` for a turn (a `skip` it ignores); false when it cannot be queued.
+    fn ping(&self, index: usize) -> bool {
+        self.dispatcher(index).is_some_and(|dispatch| {
+            dispatch.call(
                 (
                     0,
                     0,
                     String::new(),
                     String::new(),
                     String::new(),
-                    self.target("skip"),
+                    self.target(index, "skip"),
                 )
                     .into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
@@ -133,11 +159,14 @@ impl JsRunner {
         })
     }
 
-    /// A dispatch target that starts no call.
-    fn target(&self, word: &'static str) -> DispatchTarget {
+    /// A dispatch target on thread `index` that starts no call.
+    fn target(&self, index: usize, word: &'static str) -> DispatchTarget {
         DispatchTarget {
             word,
-            pulse: Arc::clone(&self.pulse),
+            pulse: self
+                .threads
+                .get(index)
+                .map_or_else(Arc::default, |thread| Arc::clone(&thread.pulse)),
             call: None,
             aborted: None,
         }
@@ -151,9 +180,9 @@ impl JsRunner {
 
     /// Tells JS that call `id` is aborted (`dispatch` with the target `abort`); the place the
     /// call holds under the cap, if any, goes back as the JS thread takes it.
-    fn send_abort(&self, id: u32, reason: AbortReason, gate: Arc<StartGate>) {
-        if let Some(functions) = self.functions() {
-            functions.dispatch.call(
+    fn send_abort(&self, thread: usize, id: u32, reason: AbortReason, gate: Arc<StartGate>) {
+        if let Some(dispatch) = self.dispatcher(thread) {
+            dispatch.call(
                 (
                     id,
                     0,
@@ -162,7 +191,7 @@ impl JsRunner {
                     String::new(),
                     DispatchTarget {
                         aborted: Some(gate),
-                        ..self.target("abort")
+                        ..self.target(thread, "abort")
                     },
                 )
                     .into(),
@@ -207,7 +236,10 @@ impl Runner for Arc<JsRunner> {
             let (id, settled) = runner.calls.register(Arc::clone(&start));
             // Its slot goes when this future ends, answered or not.
             let _slot = runner.calls.forget_on_drop(id);
-            let Some(functions) = runner.functions() else {
+            // The call stays on this thread, its abort included; counted there until it ends.
+            let on = runner.threads.pick();
+            let thread = on.index;
+            let Some(dispatch) = runner.dispatcher(thread) else {
                 return stopped();
             };
             let position = match &target {
@@ -218,10 +250,12 @@ impl Runner for Arc<JsRunner> {
             // passes must leave the place to that abort.
             start.place_goes_with_abort();
             let dispatched = DispatchTarget {
+                word,
+                pulse: Arc::clone(&on.thread.pulse),
                 call: Some((Arc::clone(&start), id, Arc::clone(&runner))),
-                ..runner.target(word)
+                aborted: None,
             };
-            let status = functions.dispatch.call(
+            let status = dispatch.call(
                 (
                     id,
                     u32::try_from(position).unwrap_or(u32::MAX),
@@ -238,7 +272,7 @@ impl Runner for Arc<JsRunner> {
                 ThreadsafeFunctionCallMode::NonBlocking,
             );
             // Not needed while the call runs: its abort reaches JS through `send_abort`.
-            drop(functions);
+            drop(dispatch);
             if status != Status::Ok {
                 return stopped();
             }
@@ -246,7 +280,7 @@ impl Runner for Arc<JsRunner> {
             // and before the call's place goes: the JS thread takes it before any call
             // admitted after it, as TypeScript runs the abort's listeners before its place goes.
             let (aborts, gate) = (Arc::clone(&runner), Arc::clone(&start));
-            abort.on_abort(move |reason| aborts.send_abort(id, reason, gate));
+            abort.on_abort(move |reason| aborts.send_abort(thread, id, reason, gate));
             tokio::pin!(settled);
             tokio::select! {
                 settled = &mut settled => return settled.unwrap_or_else(|_| unsettled(word, &call_id)),
@@ -504,6 +538,8 @@ pub struct ServiceParts {
     watching: Mutex<Option<tokio::task::AbortHandle>>,
     /// Admitted node:http calls waiting for their bodies.
     tickets: Tickets<Admitted>,
+    /// The native logs' root the service was made with, shared with its worker threads.
+    logs: Option<Logger>,
     /// Calls through `handle` run on napi's runtime without an accept loop's floor: held until
     /// `stop()` (or until the service is collected).
     timer_floor: Mutex<Option<TimerFloor>>,
@@ -527,11 +563,14 @@ pub fn create_native_pack_service(
         .map_err(|problems| invalid(problems.join("\n")))?;
     let env_check: PackEnvCheck =
         parse_pack_env_check(Some(&options.env_check)).map_err(invalid)?;
-    let pulse = Arc::new(JsPulse::default());
+    let threads = Arc::new(JsThreads::default());
     let runner = Arc::new(JsRunner {
-        functions: Mutex::new(Some(Arc::new(JsFunctions { dispatch, events }))),
+        functions: Mutex::new(Some(Arc::new(JsFunctions {
+            dispatch: vec![Arc::new(dispatch)],
+            events: Arc::new(events),
+        }))),
         calls: PendingCalls::default(),
-        pulse: Arc::clone(&pulse),
+        threads: Arc::clone(&threads),
     });
     let sink = Arc::clone(&runner);
     let service = PackService::new(
@@ -547,7 +586,7 @@ pub fn create_native_pack_service(
             index_hash: options.index_hash,
             records: logs.map(|logs| logs.logger(options.log_bindings.as_deref().unwrap_or("{}"))),
             share_call_bindings: options.share_call_bindings,
-            pulse,
+            js_threads: threads,
             stall_limit: stall_limit(options.stall_ms),
         },
         Arc::new(Arc::clone(&runner)),
@@ -562,6 +601,7 @@ pub fn create_native_pack_service(
             listening: SharedListening::default(),
             watching: Mutex::new(None),
             tickets: Tickets::default(),
+            logs: logs.map(NativeLogs::root),
             timer_floor: Mutex::new(napi::bindgen_prelude::within_runtime_if_available(|| {
                 let runtime = tokio::runtime::Handle::try_current().ok()?;
                 Some(TimerFloor::hold(runtime.spawn(timer_floor::tick())))
@@ -576,13 +616,131 @@ impl ServiceParts {
         self.runner.finish(id, settled)
     }
 
+    /// Ends call `id` with its response JSON and outcome (`ok` or an error code), or, with
+    /// `failure`, a 500 whose `error` is that text. Returns false when the call is gone.
+    pub(crate) fn settle(
+        &self,
+        id: u32,
+        response: String,
+        outcome: String,
+        honoured_abort: bool,
+        failure: Option<String>,
+    ) -> bool {
+        let answer = match (failure, PackErrorCode::parse(&outcome)) {
+            (Some(reason), code) => Answer::Failed { reason, code },
+            (None, Some(code)) => Answer::ErrorJson {
+                code,
+                json: response,
+            },
+            (None, None) => Answer::Message(response),
+        };
+        self.finish(
+            id,
+            Settled {
+                answer,
+                honoured_abort,
+            },
+        )
+    }
+
+    /// Ends call `id` as TypeScript's service ends a call whose runner threw (a getter Ajv
+    /// reads, a schema that recurses forever, a Zod schema or a module getter that throws):
+    /// the throw escapes the call, which is answered
+    /// 500 with `message` and not recorded. Returns false when the call is gone.
+    pub(crate) fn escape(&self, id: u32, message: String) -> bool {
+        self.finish(
+            id,
+            Settled {
+                answer: Answer::Transport(Reply::error(500, &message)),
+                honoured_abort: false,
+            },
+        )
+    }
+
+    /// Ends tool call `id` with its handler's output, which Rust checks against the output
+    /// schema: `marked` is the output as the schema judges it, `response` the whole message
+    /// when JSON writes it differently, `unwritable` why JSON cannot write it at all.
+    pub(crate) fn settle_output(
+        &self,
+        id: u32,
+        marked: String,
+        response: Option<String>,
+        unwritable: Option<String>,
+    ) -> bool {
+        self.finish(
+            id,
+            Settled {
+                answer: Answer::Output(ToolOutput {
+                    marked,
+                    response,
+                    unwritable,
+                }),
+                honoured_abort: false,
+            },
+        )
+    }
+
+    pub(crate) fn prewarm_targets(&self) -> Vec<PrewarmTargetJs> {
+        let catalog = self.service.catalog();
+        let position = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        let tools = catalog.tools().iter().map(|tool| PrewarmTargetJs {
+            target: "tool".into(),
+            id: tool.id.clone(),
+            position: position(tool.position),
+        });
+        let checks = catalog.checks().iter().map(|check| PrewarmTargetJs {
+            target: "check".into(),
+            id: check.id.clone(),
+            position: position(check.position),
+        });
+        tools.chain(checks).collect()
+    }
+
+    /// Sends one warm-up call through thread `thread`'s dispatcher (id 0, target `warm`), so the first real
+    /// call does not pay for the cold path: the threadsafe function's first delivery and the JS
+    /// functions V8 has not compiled yet. No pack code runs; JS settles it with id 0, which no
+    /// call has.
+    pub(crate) fn warm_up(&self, thread: usize, request: String) -> bool {
+        let Some(dispatch) = self.runner.dispatcher(thread) else {
+            return false;
+        };
+        let status = dispatch.call(
+            (
+                WARM_UP_ID,
+                0,
+                request,
+                String::new(),
+                String::new(),
+                self.runner.target(thread, "warm"),
+            )
+                .into(),
+            ThreadsafeFunctionCallMode::NonBlocking,
+        );
+        status == Status::Ok
+    }
+
+    /// Forgets call `id` (see `NativePackService::forget`).
+    pub(crate) fn forget(&self, id: u32) {
+        self.runner.calls.forget(id);
+    }
+
+    /// Adds a worker thread that runs pack code; its index, or `None` once stopped.
+    pub(crate) fn join_thread(&self, dispatch: Dispatch) -> Option<usize> {
+        self.runner.join(dispatch)
+    }
+
+    /// The root of the service's native logs, for a worker thread's `ctx.log`.
+    pub(crate) fn logs(&self) -> Option<&Logger> {
+        self.logs.as_ref()
+    }
+
     /// Starts watching the JS thread (called in the runtime, as the service starts listening).
     fn watch_js(&self) {
         let runner = Arc::downgrade(&self.runner);
         let watch = js_pulse::watch(
-            Arc::clone(self.service.pulse()),
+            Arc::clone(self.service.js_threads()),
             self.service.records().cloned(),
-            move || runner.upgrade().is_some_and(|runner| runner.ping()),
+            move |index| runner.upgrade().is_some_and(|runner| runner.ping(index)),
         );
         let handle = tokio::spawn(watch).abort_handle();
         if let Ok(mut watching) = self.watching.lock() {
@@ -701,21 +859,8 @@ impl NativePackService {
         honoured_abort: bool,
         failure: Option<String>,
     ) -> bool {
-        let answer = match (failure, PackErrorCode::parse(&outcome)) {
-            (Some(reason), code) => Answer::Failed { reason, code },
-            (None, Some(code)) => Answer::ErrorJson {
-                code,
-                json: response,
-            },
-            (None, None) => Answer::Message(response),
-        };
-        self.finish(
-            id,
-            Settled {
-                answer,
-                honoured_abort,
-            },
-        )
+        self.parts
+            .settle(id, response, outcome, honoured_abort, failure)
     }
 
     /// Ends call `id` as TypeScript's service ends a call whose runner threw (a getter Ajv
@@ -724,13 +869,7 @@ impl NativePackService {
     /// 500 with `message` and not recorded. Returns false when the call is gone.
     #[napi]
     pub fn escape(&self, id: u32, message: String) -> bool {
-        self.finish(
-            id,
-            Settled {
-                answer: Answer::Transport(Reply::error(500, &message)),
-                honoured_abort: false,
-            },
-        )
+        self.parts.escape(id, message)
     }
 
     /// Forgets call `id`, answered already (its deadline passed, or its caller left), once JS
@@ -760,17 +899,7 @@ impl NativePackService {
         response: Option<String>,
         unwritable: Option<String>,
     ) -> bool {
-        self.finish(
-            id,
-            Settled {
-                answer: Answer::Output(ToolOutput {
-                    marked,
-                    response,
-                    unwritable,
-                }),
-                honoured_abort: false,
-            },
-        )
+        self.parts.settle_output(id, marked, response, unwritable)
     }
 
     /// Routes a node:http request and decides everything before its body.
@@ -814,43 +943,20 @@ impl NativePackService {
 
     #[napi]
     pub fn prewarm_targets(&self) -> Vec<PrewarmTargetJs> {
-        let catalog = self.service.catalog();
-        let position = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
-        let tools = catalog.tools().iter().map(|tool| PrewarmTargetJs {
-            target: "tool".into(),
-            id: tool.id.clone(),
-            position: position(tool.position),
-        });
-        let checks = catalog.checks().iter().map(|check| PrewarmTargetJs {
-            target: "check".into(),
-            id: check.id.clone(),
-            position: position(check.position),
-        });
-        tools.chain(checks).collect()
+        self.parts.prewarm_targets()
     }
 
-    /// Sends one warm-up call through the dispatcher (id 0, target `warm`), so the first real
-    /// call does not pay for the cold path: the threadsafe function's first delivery and the JS
-    /// functions V8 has not compiled yet. No pack code runs; JS settles it with id 0, which no
-    /// call has.
+    /// Sends one warm-up call through the main thread's dispatcher (see `ServiceParts::warm_up`).
     #[napi]
     pub fn warm_up(&self, request: String) -> bool {
-        let Some(functions) = self.runner.functions() else {
-            return false;
-        };
-        let status = functions.dispatch.call(
-            (
-                WARM_UP_ID,
-                0,
-                request,
-                String::new(),
-                String::new(),
-                self.runner.target("warm"),
-            )
-                .into(),
-            ThreadsafeFunctionCallMode::NonBlocking,
-        );
-        status == Status::Ok
+        self.parts.warm_up(0, request)
+    }
+
+    /// Lets worker threads attach to this service (`attachPackServiceThread`): the number
+    /// they attach with.
+    #[napi]
+    pub fn share_with_threads(&self) -> u32 {
+        pack_service_threads::share(&self.parts)
     }
 
     #[napi]

@@ -1,7 +1,11 @@
 //! The pack service's process configuration.
 
-use crate::service::config::{arg, read_settings, RawConfig};
+use crate::service::config::{arg, parse_workers, read_settings, RawConfig, WORKERS_VAR};
 use napi_derive::napi;
+
+/// The variable that sets how many JS threads run pack code.
+#[napi(js_name = "PACK_SERVICE_WORKERS_VAR")]
+pub const PACK_SERVICE_WORKERS_VAR: &str = WORKERS_VAR;
 
 #[napi(object)]
 pub struct ServiceSettingsJs {
@@ -18,6 +22,8 @@ pub struct ServiceSettingsJs {
     pub stall_ms: Option<f64>,
     pub env_check: Option<String>,
     pub env_filter: Option<String>,
+    /// How many JS threads run pack code (`KINDGI_PACK_SERVICE_WORKERS`).
+    pub workers: Option<u32>,
 }
 
 /// The variables; for one that is not a string, what TypeScript compares and prints (`RawConfig`).
@@ -32,6 +38,9 @@ pub struct ServiceEnvJs {
     pub env_check_shown: Option<String>,
     pub env_filter: Option<String>,
     pub env_filter_shown: Option<String>,
+    /// `KINDGI_PACK_SERVICE_WORKERS`, and the cores the process may use (`auto`).
+    pub workers: Option<String>,
+    pub cores: u32,
 }
 
 #[napi(js_name = "readPackServiceSettings")]
@@ -48,6 +57,8 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
         env_check_shown: env.env_check_shown,
         env_filter: env.env_filter,
         env_filter_shown: env.env_filter_shown,
+        workers: env.workers,
+        cores: env.cores as usize,
     };
     let mut out = ServiceSettingsJs {
         problems: None,
@@ -60,6 +71,7 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
         stall_ms: None,
         env_check: None,
         env_filter: None,
+        workers: None,
     };
     match read_settings(&raw) {
         Ok(settings) => {
@@ -71,8 +83,31 @@ pub fn read_pack_service_settings(argv: Vec<String>, env: ServiceEnvJs) -> Servi
             out.stall_ms = settings.stall_ms;
             out.env_check = Some(settings.env_check.as_str().to_owned());
             out.env_filter = Some(settings.env_filter.as_str().to_owned());
+            out.workers = Some(u32::try_from(settings.workers).unwrap_or(u32::MAX));
         }
         Err(problems) => out.problems = Some(problems),
     }
     out
+}
+
+/// A `workers` option as `parse_workers` reads it: `workers`, or `refusal` (the rule, after
+/// the name JS puts first).
+#[napi(object)]
+pub struct ServiceWorkersJs {
+    pub workers: Option<u32>,
+    pub refusal: Option<String>,
+}
+
+#[napi(js_name = "packServiceWorkers")]
+pub fn pack_service_workers(raw: String, cores: u32) -> ServiceWorkersJs {
+    match parse_workers(&raw, cores as usize) {
+        Ok(workers) => ServiceWorkersJs {
+            workers: Some(u32::try_from(workers).unwrap_or(u32::MAX)),
+            refusal: None,
+        },
+        Err(rule) => ServiceWorkersJs {
+            workers: None,
+            refusal: Some(rule.into()),
+        },
+    }
 }

@@ -18,6 +18,36 @@ pub const PACK_SERVICE_TOKEN_VAR: &str = "KINDGI_PACK_SERVICE_TOKEN";
 /// How long pack code may hold the JS thread before `/healthz` answers 503 (`js_pulse`).
 pub const STALL_MS_VAR: &str = "KINDGI_PACK_SERVICE_STALL_MS";
 
+/// How many JS threads run pack code (the main thread and `N - 1` worker threads).
+pub const WORKERS_VAR: &str = "KINDGI_PACK_SERVICE_WORKERS";
+
+/// The most JS threads `KINDGI_PACK_SERVICE_WORKERS` may ask for ([`WORKERS_RULE`] says it).
+pub const MAX_WORKERS: usize = 256;
+
+/// `KINDGI_PACK_SERVICE_WORKERS=auto` on `cores` usable cores: a JS thread per core less a
+/// quarter of them for the HTTP side, at least one: a JS thread kept busy by pack code keeps the
+/// tokio side busy for a fraction of its own time (docs/benchmarks.md, Workers, measures it).
+pub fn auto_workers(cores: usize) -> usize {
+    cores.saturating_sub(cores / 4).max(1)
+}
+
+/// What a workers setting may hold, after the name of the setting refused.
+pub const WORKERS_RULE: &str = "must be auto or a whole number of JS threads from 1 to 256";
+
+/// A workers setting (`KINDGI_PACK_SERVICE_WORKERS`, the JS `workers` option) on `cores`
+/// usable cores: `auto`, or a whole number from 1 to [`MAX_WORKERS`] (JavaScript's
+/// `Number()` of the text); `Err` with [`WORKERS_RULE`].
+pub fn parse_workers(raw: &str, cores: usize) -> Result<usize, &'static str> {
+    if raw.trim_matches(is_js_whitespace) == "auto" {
+        return Ok(auto_workers(cores));
+    }
+    let n = js_number(raw);
+    if is_integer(n) && (1.0..=MAX_WORKERS as f64).contains(&n) {
+        return Ok(n as usize);
+    }
+    Err(WORKERS_RULE)
+}
+
 /// The raw inputs: argument values (`None` when the flag is absent or last) and variables.
 ///
 /// A variable that is not a string is read in JS as TypeScript reads it: `port` and
@@ -37,6 +67,9 @@ pub struct RawConfig {
     pub env_check_shown: Option<String>,
     pub env_filter: Option<String>,
     pub env_filter_shown: Option<String>,
+    /// `KINDGI_PACK_SERVICE_WORKERS`, and the cores the process may use (for `auto`).
+    pub workers: Option<String>,
+    pub cores: usize,
 }
 
 /// The settings that are not paths.
@@ -52,6 +85,8 @@ pub struct ServiceSettings {
     pub stall_ms: Option<f64>,
     pub env_check: PackEnvCheck,
     pub env_filter: PackEnvFilter,
+    /// How many JS threads run pack code.
+    pub workers: usize,
 }
 
 /// `argv.indexOf(name)` and the element after it: the first occurrence wins, and a flag given
@@ -150,8 +185,15 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
     }
     .map_err(|m| problems.push(m))
     .ok();
-    match (token, env_check, env_filter) {
-        (Some(token), Some(env_check), Some(env_filter)) if problems.is_empty() => {
+    // After TypeScript's own variables: it has no workers.
+    let workers = match raw.workers.as_deref() {
+        None => Ok(1),
+        Some(text) => parse_workers(text, raw.cores),
+    }
+    .map_err(|rule| problems.push(format!("{WORKERS_VAR} {rule}")))
+    .ok();
+    match (token, env_check, env_filter, workers) {
+        (Some(token), Some(env_check), Some(env_filter), Some(workers)) if problems.is_empty() => {
             Ok(ServiceSettings {
                 bundle_map: raw.bundle_map.clone().filter(|b| !b.is_empty()),
                 host: raw.host.clone().filter(|h| !h.is_empty()),
@@ -162,6 +204,7 @@ pub fn read_settings(raw: &RawConfig) -> Result<ServiceSettings, Vec<String>> {
                 stall_ms,
                 env_check,
                 env_filter,
+                workers,
             })
         }
         _ => Err(problems),
@@ -179,6 +222,32 @@ mod tests {
         assert_eq!(parse_pinned_tenant("a\tb é"), Ok(Some("a\tb é".to_owned())));
         for bad in ["a\u{0}b", "a\u{7f}", "a\rb", "tenant\u{100}", "\u{fffd}"] {
             assert_eq!(parse_pinned_tenant(bad), Err(TENANT_RULE), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn workers_are_one_by_default_auto_by_cores_or_a_whole_number() {
+        let with = |value: Option<&str>, cores: usize| {
+            read_settings(&RawConfig {
+                workers: value.map(str::to_owned),
+                cores,
+                ..raw(Some("t"))
+            })
+            .map(|s| s.workers)
+        };
+        assert_eq!(with(None, 16), Ok(1));
+        assert_eq!(with(Some(" 3 "), 1), Ok(3));
+        assert_eq!(with(Some("auto"), 2), Ok(2));
+        assert_eq!(with(Some("auto"), 8), Ok(6));
+        assert_eq!(with(Some("auto"), 0), Ok(1));
+        for bad in ["0", "-2", "1.5", "two", "", "AUTO", "257"] {
+            assert_eq!(
+                with(Some(bad), 4),
+                Err(vec![format!(
+                    "{WORKERS_VAR} must be auto or a whole number of JS threads from 1 to 256"
+                )]),
+                "{bad}"
+            );
         }
     }
 

@@ -18,7 +18,8 @@ use crate::service::catalog::{Catalog, Tool};
 use crate::service::http::{
     is_json_content_type, parse_timeout_ms, refuse_request, NotReady, Reply, Route,
 };
-use crate::service::js_pulse::{JsPulse, READY_LIMIT};
+use crate::service::js_pulse::READY_LIMIT;
+use crate::service::js_threads::JsThreads;
 use crate::service::large_body::LargeBodies;
 use crate::service::start_gate::{Start, StartGate};
 use crate::service::tool_io::{
@@ -108,9 +109,9 @@ pub struct ServiceOptions {
     /// Whether the runner and the events get each call's log bindings (for a JS `ctx.log` or
     /// a JS logger).
     pub share_call_bindings: bool,
-    /// The turns of the thread pack code runs on (see `js_pulse`).
-    pub pulse: Arc<JsPulse>,
-    /// `KINDGI_PACK_SERVICE_STALL_MS`: how long that thread may be unable to take a turn
+    /// The threads pack code runs on, each with its turns (see `js_threads`).
+    pub js_threads: Arc<JsThreads>,
+    /// `KINDGI_PACK_SERVICE_STALL_MS`: how long any of them may be unable to take a turn
     /// before `/healthz` answers 503; `None` never.
     pub stall_limit: Option<Duration>,
 }
@@ -129,7 +130,7 @@ pub struct PackService {
     runner: Arc<dyn Runner>,
     reporter: Arc<Reporter>,
     share_call_bindings: bool,
-    pulse: Arc<JsPulse>,
+    js_threads: Arc<JsThreads>,
     stall_limit: Option<Duration>,
 }
 
@@ -194,13 +195,13 @@ impl PackService {
                 records: options.records,
             }),
             share_call_bindings: options.share_call_bindings,
-            pulse: options.pulse,
+            js_threads: options.js_threads,
             stall_limit: options.stall_limit,
         }
     }
 
-    pub fn pulse(&self) -> &Arc<JsPulse> {
-        &self.pulse
+    pub fn js_threads(&self) -> &Arc<JsThreads> {
+        &self.js_threads
     }
 
     /// Where the service writes its records, if anywhere.
@@ -228,18 +229,18 @@ impl PackService {
             Some(NotReady::MissingEnv(&self.missing_env))
         } else if !self.admission.is_warm() {
             Some(NotReady::NotWarm)
-        } else if self.pulse.stalled_for() > READY_LIMIT {
+        } else if self.js_threads.all_stalled_for() > READY_LIMIT {
             Some(NotReady::Stalled)
         } else {
             None
         }
     }
 
-    /// `/healthz`: 503 once pack code's thread has been unable to take a turn for the stall
-    /// limit, so that a liveness probe restarts the process.
+    /// `/healthz`: 503 once any of pack code's threads has been unable to take a turn for the
+    /// stall limit, so that a liveness probe restarts the process.
     fn health(&self) -> Reply {
         match self.stall_limit {
-            Some(limit) if self.pulse.stalled_for() > limit => NotReady::Stalled.reply(),
+            Some(limit) if self.js_threads.any_stalled_for() > limit => NotReady::Stalled.reply(),
             _ => Reply::healthy(),
         }
     }

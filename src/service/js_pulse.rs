@@ -8,6 +8,7 @@
 //! is sent at all; the cost on the JS thread is one relaxed add a dispatch.
 
 use crate::log::Logger;
+use crate::service::js_threads::JsThreads;
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -155,39 +156,71 @@ impl StallWatch {
     }
 }
 
-/// Watches `pulse` every [`WATCH_EVERY`] until dropped, pinging through `ping` and writing a
-/// `js-stalled` record when a stall passes [`READY_LIMIT`] and `js-resumed` when it ends.
-pub async fn watch(pulse: Arc<JsPulse>, records: Option<Logger>, ping: impl Fn() -> bool) {
-    let mut watch = StallWatch::default();
+/// Watches every thread of `threads` every [`WATCH_EVERY`] until dropped, pinging a quiet one
+/// through `ping(index)` and writing a `js-stalled` record when its stall passes
+/// [`READY_LIMIT`] and `js-resumed` when it ends. With more than one thread, each record names
+/// its thread (`thread`: 0 is the main thread).
+pub async fn watch(threads: Arc<JsThreads>, records: Option<Logger>, ping: impl Fn(usize) -> bool) {
+    let mut watches: Vec<StallWatch> = Vec::new();
     let mut every = tokio::time::interval(WATCH_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
-        let Some(change) = watch.look(&pulse, Instant::now(), &ping) else {
-            continue;
-        };
-        if let Some(records) = &records {
-            let (kind, message, for_ms) = stall_record(change);
-            let mut fields = Map::new();
-            fields.insert("stalledMs".into(), Value::from(for_ms));
-            records.lifecycle(kind, &message, fields);
+        let count = threads.len();
+        watches.resize_with(count, StallWatch::default);
+        for (index, watch) in watches.iter_mut().enumerate() {
+            let Some(thread) = threads.get(index) else {
+                continue;
+            };
+            let Some(change) = watch.look(&thread.pulse, Instant::now(), || ping(index)) else {
+                continue;
+            };
+            if let Some(records) = &records {
+                let thread = (count > 1).then_some(index);
+                let (kind, message, for_ms) = stall_record(change, thread);
+                let mut fields = Map::new();
+                fields.insert("stalledMs".into(), Value::from(for_ms));
+                if let Some(thread) = thread {
+                    fields.insert("thread".into(), Value::from(thread));
+                }
+                records.lifecycle(kind, &message, fields);
+            }
         }
     }
 }
 
-/// A stall change's record: its kind, message and length so far.
-fn stall_record(change: StallChange) -> (&'static str, String, u64) {
+/// A stall change's record: its kind, message and length so far; `thread` names the thread
+/// when there are several.
+fn stall_record(change: StallChange, thread: Option<usize>) -> (&'static str, String, u64) {
+    let name = match thread {
+        None => "the JS thread".to_owned(),
+        Some(0) => "the main JS thread".to_owned(),
+        Some(index) => format!("JS worker thread {index}"),
+    };
     match change {
-        StallChange::Stalled { for_ms } => (
-            "js-stalled",
-            format!("Pack code has held the JS thread for {for_ms} ms: /readyz and new calls answer 503 until it lets go"),
-            for_ms,
-        ),
-        StallChange::Resumed { for_ms } => (
-            "js-resumed",
-            format!("The JS thread took a turn again after a {for_ms} ms stall"),
-            for_ms,
-        ),
+        StallChange::Stalled { for_ms } => {
+            let answer = if thread.is_none() {
+                "/readyz and new calls answer 503 until it lets go"
+            } else {
+                "it takes no new calls until it lets go"
+            };
+            (
+                "js-stalled",
+                format!("Pack code has held {name} for {for_ms} ms: {answer}"),
+                for_ms,
+            )
+        }
+        StallChange::Resumed { for_ms } => {
+            let name = match name.strip_prefix("the ") {
+                Some(rest) => format!("The {rest}"),
+                None => name,
+            };
+            (
+                "js-resumed",
+                format!("{name} took a turn again after a {for_ms} ms stall"),
+                for_ms,
+            )
+        }
     }
 }
 

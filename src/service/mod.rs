@@ -14,6 +14,7 @@ pub mod hangup;
 pub mod http;
 pub mod js_options;
 pub mod js_pulse;
+pub mod js_threads;
 pub mod large_body;
 pub mod listen;
 pub mod node_answer;

@@ -188,7 +188,7 @@ mod tests {
                 index_hash: None,
                 records: None,
                 share_call_bindings: false,
-                pulse: Arc::default(),
+                js_threads: Arc::default(),
                 stall_limit: None,
             },
             Arc::new(NeverRuns),
