@@ -263,6 +263,19 @@ export default async () => {
   assert.ok(!run.lines.some((l) => l.kind === 'stopped'));
 });
 
+test('a worker thread that dies after its boot, while another still boots, ends the process once it listens', async () => {
+  // The first worker thread dies 200 ms after loading its module; the second takes 1.5 s to load.
+  const uneven = `import { threadId } from 'node:worker_threads';
+if (threadId === 1) setTimeout(() => { throw new Error('a worker thread died after its boot'); }, 200);
+if (threadId === 2) await new Promise((r) => setTimeout(r, 1500));
+export default () => ({ threadId });
+`;
+  const run = launch(writeLocalPack(packFolder(), { 'uneven.mjs': uneven }), { KINDGI_PACK_SERVICE_WORKERS: '3' });
+  const { code } = await run.exited;
+  assert.equal(code, 1);
+  assert.match(run.text.join('\n'), /a worker thread died after its boot/);
+});
+
 test('pack code that calls process.exit() on a worker thread ends the process, not the thread alone', async () => {
   const exits = `import { isMainThread } from 'node:worker_threads';
 export default async () => {

@@ -10,7 +10,8 @@ const WORKER_URL = new URL('./worker-thread.js', import.meta.url);
  * with the problems of the first thread that failed to load the pack's modules (none: every
  * thread loaded every module). After the boot, a thread that dies (an uncaught exception in
  * pack code, or `process.exit` on that thread) ends the process as an uncaught exception on
- * the main thread does. `stop()` ends them.
+ * the main thread does; one that died after its boot and before `serve()` ends it at `serve()`.
+ * `stop()` ends them.
  */
 export function startWorkerThreads({ count, shared, index, resolveModule, moduleRoot, logBindings }) {
   const modules = {};
@@ -20,6 +21,19 @@ export function startWorkerThreads({ count, shared, index, resolveModule, module
   const workerData = { shared, index, modules, moduleRoot, logBindings };
   let stopping = false;
   let serving = false;
+  // A thread that died after booting, before the service listened: the first such death.
+  let diedBeforeServing;
+  const ended = (cause) => {
+    if (stopping) return;
+    // As on the main thread: the process dies of it, its stack on stderr, exit 1.
+    if (serving) {
+      process.nextTick(() => {
+        throw cause;
+      });
+    } else {
+      diedBeforeServing ??= cause;
+    }
+  };
   const workers = [];
   const boots = [];
   for (let i = 0; i < count; i += 1) {
@@ -34,17 +48,8 @@ export function startWorkerThreads({ count, shared, index, resolveModule, module
         worker.once('exit', (code) => resolveBoot([`A worker thread exited with code ${code} while booting`]));
       }),
     );
-    worker.on('error', (cause) => {
-      // As on the main thread: the process dies of it, its stack on stderr, exit 1.
-      if (serving && !stopping) process.nextTick(() => {
-        throw cause;
-      });
-    });
-    worker.on('exit', (code) => {
-      if (serving && !stopping) process.nextTick(() => {
-        throw new Error(`A pack service worker thread exited with code ${code}: pack code ended it`);
-      });
-    });
+    worker.on('error', ended);
+    worker.on('exit', (code) => ended(new Error(`A pack service worker thread exited with code ${code}: pack code ended it`)));
   }
   const booted = Promise.all(boots).then((all) => all.find((problems) => problems.length > 0) ?? []);
   return {
@@ -52,6 +57,7 @@ export function startWorkerThreads({ count, shared, index, resolveModule, module
     /** From the `listening` line on, a thread that dies ends the process. */
     serve() {
       serving = true;
+      if (diedBeforeServing !== undefined) ended(diedBeforeServing);
       // Like the listener, the threads do not hold the process by themselves.
       for (const worker of workers) worker.unref();
     },
