@@ -6,14 +6,19 @@
 //! scan of the structure alone (strings are skipped eight bytes at a time), well below the
 //! cost of the parse.
 
+use super::grammar::MAX_DEPTH;
 use super::scan::plain_len;
 
 /// The item or member count of every array and object of `text`, in the order they open. For
-/// a text that is not JSON the counts are only hints (a parse refuses it anyway).
+/// a text that is not JSON the counts are only hints (a parse refuses it anyway), and never
+/// more than its items hold bytes: a separator with nothing before it counts nothing, and
+/// nothing past `MAX_DEPTH` is counted, so that `{,,,…}` or `[[[…` cannot make a parse
+/// reserve more than the text could fill.
 pub fn container_sizes(text: &str) -> Vec<u32> {
     let bytes = text.as_bytes();
     let mut sizes: Vec<u32> = Vec::new();
-    // The open containers: their place in `sizes`, and whether anything was read in them.
+    // The open containers: their place in `sizes`, and whether anything was read in them
+    // since they opened or since their last separator.
     let mut open: Vec<(usize, bool)> = Vec::new();
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
@@ -21,8 +26,11 @@ pub fn container_sizes(text: &str) -> Vec<u32> {
         match byte {
             b' ' | b'\t' | b'\n' | b'\r' | b':' => continue,
             b',' => {
-                if let Some(&(index, _)) = open.last() {
-                    add_one(&mut sizes, index);
+                if let Some((index, item)) = open.last_mut() {
+                    if *item {
+                        add_one(&mut sizes, *index);
+                        *item = false;
+                    }
                 }
                 continue;
             }
@@ -40,6 +48,9 @@ pub fn container_sizes(text: &str) -> Vec<u32> {
         }
         match byte {
             b'[' | b'{' => {
+                if open.len() >= MAX_DEPTH {
+                    break;
+                }
                 open.push((sizes.len(), false));
                 sizes.push(0);
             }
@@ -103,6 +114,20 @@ mod tests {
         for text in ["[1,", "]]]", "{\"a", "[\"\\", ",,,", "[}", "\"\u{1}\""] {
             let _ = container_sizes(text);
         }
-        assert_eq!(container_sizes("[1,,2]"), vec![3]);
+        assert_eq!(container_sizes("[1,,2]"), vec![2]);
+    }
+
+    #[test]
+    fn separators_alone_and_depth_past_the_limit_count_nothing() {
+        assert_eq!(
+            container_sizes(&format!("{{{}}}", ",".repeat(1000))),
+            vec![0]
+        );
+        assert_eq!(
+            container_sizes(&format!("[{}1]", ",".repeat(1000))),
+            vec![1]
+        );
+        let deep = "[".repeat(MAX_DEPTH * 3);
+        assert_eq!(container_sizes(&deep).len(), MAX_DEPTH);
     }
 }
