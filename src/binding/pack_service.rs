@@ -237,11 +237,15 @@ impl Runner for Arc<JsRunner> {
             // Its slot goes when this future ends, answered or not.
             let _slot = runner.calls.forget_on_drop(id);
             // The call stays on this thread, its abort included; counted there until it ends.
-            let on = runner.threads.pick();
-            let thread = on.index;
-            let Some(dispatch) = runner.dispatcher(thread) else {
-                return stopped();
+            let (on, dispatch) = loop {
+                let on = runner.threads.pick();
+                match runner.dispatcher(on.index) {
+                    Some(dispatch) => break (on, dispatch),
+                    None if on.index > 0 => on.thread.mark_gone(),
+                    None => return stopped(),
+                }
             };
+            let thread = on.index;
             let position = match &target {
                 Target::Tool(tool) => tool.position,
                 Target::Check(check) => check.position,
@@ -274,6 +278,10 @@ impl Runner for Arc<JsRunner> {
             // Not needed while the call runs: its abort reaches JS through `send_abort`.
             drop(dispatch);
             if status != Status::Ok {
+                // A worker thread that ended takes no more calls; this one provably did not run.
+                if thread > 0 {
+                    on.thread.mark_gone();
+                }
                 return stopped();
             }
             // The abort goes through the dispatcher's own queue, from the thread that aborts

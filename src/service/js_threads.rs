@@ -4,7 +4,7 @@
 //! takes none while another is not held.
 
 use crate::service::js_pulse::{JsPulse, PING_AFTER};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -13,9 +13,20 @@ use std::time::Duration;
 pub struct JsThread {
     pub pulse: Arc<JsPulse>,
     in_flight: AtomicUsize,
+    /// A worker thread found ended (its dispatcher closed): never picked or watched again.
+    gone: AtomicBool,
 }
 
 impl JsThread {
+    /// A worker thread that can take no call: a pool stopped after a listen failed, say.
+    pub fn mark_gone(&self) {
+        self.gone.store(true, Ordering::Relaxed);
+    }
+
+    fn is_gone(&self) -> bool {
+        self.gone.load(Ordering::Relaxed)
+    }
+
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Relaxed)
     }
@@ -78,6 +89,11 @@ impl JsThreads {
         self.with(<[_]>::len)
     }
 
+    /// The threads that can take calls (not gone).
+    pub fn live(&self) -> usize {
+        self.with(|threads| threads.iter().filter(|t| !t.is_gone()).count())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -95,7 +111,7 @@ impl JsThreads {
                 threads
                     .iter()
                     .enumerate()
-                    .filter(|(_, t)| stalled_too || !t.stalled())
+                    .filter(|(_, t)| !t.is_gone() && (stalled_too || !t.stalled()))
                     .min_by_key(|(_, t)| t.in_flight())
                     .map(|(index, thread)| (index, Arc::clone(thread)))
             };
@@ -113,6 +129,7 @@ impl JsThreads {
         self.with(|threads| {
             threads
                 .iter()
+                .filter(|t| !t.is_gone())
                 .map(|t| t.pulse.stalled_for())
                 .min()
                 .unwrap_or(Duration::ZERO)
@@ -124,6 +141,7 @@ impl JsThreads {
         self.with(|threads| {
             threads
                 .iter()
+                .filter(|t| !t.is_gone())
                 .map(|t| t.pulse.stalled_for())
                 .max()
                 .unwrap_or(Duration::ZERO)
@@ -175,6 +193,17 @@ mod tests {
         // Thread 1's call ended: it has the fewest now.
         let next = threads.pick();
         assert_eq!(next.index, 1);
+    }
+
+    #[test]
+    fn a_gone_thread_is_neither_picked_nor_watched() {
+        let threads = JsThreads::default();
+        let (_, worker) = threads.join();
+        hold(&worker);
+        worker.mark_gone();
+        assert_eq!(threads.any_stalled_for(), Duration::ZERO);
+        let calls: Vec<OnThread> = (0..3).map(|_| threads.pick()).collect();
+        assert!(calls.iter().all(|c| c.index == 0));
     }
 
     #[test]
