@@ -181,7 +181,9 @@ pub async fn watch(threads: Arc<JsThreads>, records: Option<Logger>, ping: impl 
                 let mut fields = Map::new();
                 fields.insert("stalledMs".into(), Value::from(for_ms));
                 if let Some(thread) = thread {
+                    // With `threads`, a reader (the supervisor) tells when every one is held.
                     fields.insert("thread".into(), Value::from(thread));
+                    fields.insert("threads".into(), Value::from(threads.live()));
                 }
                 records.lifecycle(kind, &message, fields);
             }

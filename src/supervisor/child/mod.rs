@@ -11,7 +11,8 @@ use crate::supervisor::lines::service_event;
 use crate::supervisor::signals::{Descendants, Signal, SignalTarget};
 use crate::supervisor::spawner;
 use pipes::{read_lines, Lines};
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -248,6 +249,7 @@ pub async fn spawn(
     let err_boot = Arc::clone(&boot);
     let stalled = Arc::new(AtomicBool::new(false));
     let err_stalled = Arc::clone(&stalled);
+    let held = Mutex::new(HeldThreads::default());
     let routed = Arc::new(Lines::new(
         Box::new(move |line| {
             out_sink(ChildLine::Output {
@@ -255,7 +257,7 @@ pub async fn spawn(
                 stderr: false,
             })
         }),
-        Box::new(move |line| stderr_line(line, &err_boot, &err_stalled, &lines)),
+        Box::new(move |line| stderr_line(line, &err_boot, &held, &err_stalled, &lines)),
         hold,
     ));
     let readers = [
@@ -402,9 +404,41 @@ async fn exited_before_listening(child: &Child, boot: &Mutex<Boot>) -> Vec<Strin
     vec![format!("The pack service exited ({how}) before listening")]
 }
 
+/// The child's held JS threads, from its `js-stalled` and `js-resumed` records. With workers
+/// each record names its `thread` and how many `threads` take calls: the child is stalled only
+/// while every one is held, as its own `/readyz` says.
+#[derive(Default)]
+struct HeldThreads {
+    held: HashSet<u64>,
+}
+
+impl HeldThreads {
+    /// Notes a stall record; whether the child is stalled now.
+    fn note(&mut self, stalled: bool, event: &Map<String, Value>) -> bool {
+        let thread = event.get("thread").and_then(Value::as_u64);
+        let threads = event.get("threads").and_then(Value::as_u64);
+        let (Some(thread), Some(threads)) = (thread, threads) else {
+            self.held.clear();
+            return stalled;
+        };
+        if stalled {
+            self.held.insert(thread);
+        } else {
+            self.held.remove(&thread);
+        }
+        self.held.len() as u64 >= threads
+    }
+}
+
 /// One stderr line: the boot's own events are kept, other events and output passed on; a
 /// stall's start and end are noted as they pass.
-fn stderr_line(line: String, boot: &Mutex<Boot>, stalled: &AtomicBool, lines: &LineSink) {
+fn stderr_line(
+    line: String,
+    boot: &Mutex<Boot>,
+    held: &Mutex<HeldThreads>,
+    stalled: &AtomicBool,
+    lines: &LineSink,
+) {
     let Some(event) = service_event(&line) else {
         lines(ChildLine::Output { line, stderr: true });
         return;
@@ -434,10 +468,9 @@ fn stderr_line(line: String, boot: &Mutex<Boot>, stalled: &AtomicBool, lines: &L
             }
         }
         (kind, _) => {
-            match kind {
-                "js-stalled" => stalled.store(true, Ordering::Release),
-                "js-resumed" => stalled.store(false, Ordering::Release),
-                _ => {}
+            if let ("js-stalled" | "js-resumed", Ok(mut held)) = (kind, held.lock()) {
+                let now = held.note(kind == "js-stalled", &event);
+                stalled.store(now, Ordering::Release);
             }
             lines(ChildLine::Event { line })
         }

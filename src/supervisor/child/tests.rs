@@ -426,3 +426,22 @@ async fn boot_failures_say_why() {
     let pid = pid_rx.await.expect("the child said its pid");
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
 }
+
+#[test]
+fn a_child_with_workers_is_stalled_only_while_every_thread_is_held() {
+    let mut held = HeldThreads::default();
+    let record = |thread: u64| {
+        let mut map = serde_json::Map::new();
+        map.insert("thread".into(), thread.into());
+        map.insert("threads".into(), 2.into());
+        map
+    };
+    assert!(!held.note(true, &record(1)));
+    assert!(held.note(true, &record(0)));
+    assert!(!held.note(false, &record(1)));
+    assert!(!held.note(false, &record(0)));
+    // One thread: its records name none, and each says it all.
+    let single = serde_json::Map::new();
+    assert!(held.note(true, &single));
+    assert!(!held.note(false, &single));
+}
