@@ -173,11 +173,18 @@ test('bad values are a config-invalid record naming the variable', async () => {
 });
 
 test('SIGTERM drains the calls in flight on every thread', async () => {
-  const run = launch(writeLocalPack(packFolder(), { 'where.mjs': WHERE }), { KINDGI_PACK_SERVICE_WORKERS: '2' });
+  const slow = `import { threadId } from 'node:worker_threads';
+export default async (input, ctx) => {
+  ctx.log.info('running', { threadId });
+  await new Promise((r) => setTimeout(r, 800));
+  return { threadId };
+};
+`;
+  const run = launch(writeLocalPack(packFolder(), { 'slow.mjs': slow }), { KINDGI_PACK_SERVICE_WORKERS: '2' });
   const port = await run.listening;
-  const calls = Array.from({ length: 4 }, () => post(port, body('where', { ms: 800 })));
+  const calls = Array.from({ length: 4 }, () => post(port, body('slow')));
   // All four are in the handlers (two a thread) before the signal.
-  await new Promise((r) => setTimeout(r, 300));
+  await until(() => run.lines.filter((l) => l.message === 'running').length === 4, '4 calls running');
   run.child.kill('SIGTERM');
   const answers = await Promise.all(calls);
   const threads = new Set(answers.map((a) => (assert.equal(a.status, 200, a.text), output(a).threadId)));

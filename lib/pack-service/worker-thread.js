@@ -1,19 +1,17 @@
 // A worker thread of a pack service with workers (KINDGI_PACK_SERVICE_WORKERS > 1): it imports
 // the pack's modules as the main thread did and runs the calls Rust hands it (see
 // docs/design.md, *Worker threads*). Started by `startWorkerThreads` (./workers.js).
-import { isAbsolute, resolve } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeMessage } from '../handler-runner.js';
 import { workerThreadPackLog } from '../log-records.js';
 import { native } from '../native.js';
 import { attachPackServiceThread } from './service.js';
 
-const { shared, index, modules, moduleRoot, logBindings } = workerData;
+const { shared, index, modules, logBindings } = workerData;
 
-/** Each module path where the main thread resolved it (its bundle map applied). */
+/** Each module path of the index where the main thread resolved it (its bundle map applied). */
 function resolveModule(modulePath) {
-  if (Object.hasOwn(modules, modulePath)) return modules[modulePath];
-  return isAbsolute(modulePath) ? modulePath : resolve(moduleRoot, modulePath);
+  return modules[modulePath];
 }
 
 /**

@@ -13,12 +13,12 @@ const WORKER_URL = new URL('./worker-thread.js', import.meta.url);
  * the main thread does; one that died after its boot and before `serve()` ends it at `serve()`.
  * `stop()` ends them.
  */
-export function startWorkerThreads({ count, shared, index, resolveModule, moduleRoot, logBindings }) {
+export function startWorkerThreads({ count, shared, index, resolveModule, logBindings }) {
   const modules = {};
   for (const modulePath of packModulePaths(index)) {
     if (typeof modulePath === 'string') modules[modulePath] = resolveModule(modulePath);
   }
-  const workerData = { shared, index, modules, moduleRoot, logBindings };
+  const workerData = { shared, index, modules, logBindings };
   let stopping = false;
   let serving = false;
   // A thread that died after booting, before the service listened: the first such death.
@@ -41,7 +41,13 @@ export function startWorkerThreads({ count, shared, index, resolveModule, module
     workers.push(worker);
     boots.push(
       new Promise((resolveBoot) => {
-        worker.once('message', (message) => resolveBoot(message.problems));
+        // Only the thread's own word: pack code may post to the port while its module loads.
+        const onBooted = (message) => {
+          if (message?.kind !== 'booted' || !Array.isArray(message.problems)) return;
+          worker.off('message', onBooted);
+          resolveBoot(message.problems);
+        };
+        worker.on('message', onBooted);
         worker.once('error', (cause) => {
           if (!serving) resolveBoot([`A worker thread failed to boot: ${cause?.stack ?? cause}`]);
         });
