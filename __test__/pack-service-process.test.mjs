@@ -351,15 +351,17 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests w
     assert.ok(grown < 180, `RSS grew by ${grown.toFixed(0)} MB while the JS thread was busy`);
     // Once the thread has been held past the readiness limit, the requests waiting at their
     // heads leave the wait as stalled, as new ones are refused: none is refused `overloaded`.
-    await until(() => answered.length >= 150, 'the waiting calls to be answered as stalled');
+    // 64 MiB of 900 KB bodies is 74 of them, plus the uploads still in flight when the budget
+    // was reached: every call but those is answered before the thread lets go.
+    const queuedAtMost = 85;
+    await until(() => answered.length >= 300 - queuedAtMost, 'the waiting calls to be answered as stalled');
     for (const answer of answered) assert.deepEqual(answer, { status: 503, text: '{"error":"pack code stalled"}' });
     writeFileSync(release, '');
     assert.equal((await busy).status, 200);
     const answers = await Promise.all(calls);
     const served = answers.filter((a) => a.status === 200);
-    // 64 MiB of 900 KB bodies is 74 of them, plus the uploads still in flight when the budget
-    // was reached: every one queued is served, and no waiting one outlasts the stall.
-    assert.ok(served.length >= 1 && served.length <= 85, `${served.length} served`);
+    // Every one queued is served, and no waiting one outlasted the stall.
+    assert.ok(served.length >= 1 && served.length <= queuedAtMost, `${served.length} served`);
     assert.ok(served.every((a) => a.text === '{"v":2,"kind":"result","output":{"n":900000}}'));
     const stalled = answers.filter((a) => a.status === 503 && a.text === '{"error":"pack code stalled"}');
     assert.equal(served.length + stalled.length, 300);

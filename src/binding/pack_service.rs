@@ -745,10 +745,12 @@ impl ServiceParts {
     /// Starts watching the JS thread (called in the runtime, as the service starts listening).
     fn watch_js(&self) {
         let runner = Arc::downgrade(&self.runner);
+        let admission = Arc::clone(self.service.admission());
         let watch = js_pulse::watch(
             Arc::clone(self.service.js_threads()),
             self.service.records().cloned(),
             move |index| runner.upgrade().is_some_and(|runner| runner.ping(index)),
+            move || admission.look_again(),
         );
         let handle = tokio::spawn(watch).abort_handle();
         if let Ok(mut watching) = self.watching.lock() {

@@ -297,6 +297,12 @@ impl Admission {
         }
     }
 
+    /// Wakes the requests waiting at their heads to ask readiness again: the JS thread
+    /// stalled, and a wait ends in `pack code stalled` as a new request would.
+    pub fn look_again(&self) {
+        self.make_room();
+    }
+
     /// A place for pack code about to start, unless running and held places reach the cap.
     pub fn start(self: &Arc<Self>) -> Option<Place> {
         self.take(Kind::Running)

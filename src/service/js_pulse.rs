@@ -159,8 +159,14 @@ impl StallWatch {
 /// Watches every thread of `threads` every [`WATCH_EVERY`] until dropped, pinging a quiet one
 /// through `ping(index)` and writing a `js-stalled` record when its stall passes
 /// [`READY_LIMIT`] and `js-resumed` when it ends. With more than one thread, each record names
-/// its thread (`thread`: 0 is the main thread).
-pub async fn watch(threads: Arc<JsThreads>, records: Option<Logger>, ping: impl Fn(usize) -> bool) {
+/// its thread (`thread`: 0 is the main thread). `stalled` runs as a stall passes the limit, so
+/// that requests waiting at their heads for the thread's queue look at readiness again at once.
+pub async fn watch(
+    threads: Arc<JsThreads>,
+    records: Option<Logger>,
+    ping: impl Fn(usize) -> bool,
+    stalled: impl Fn(),
+) {
     let mut watches: Vec<StallWatch> = Vec::new();
     let mut every = tokio::time::interval(WATCH_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -175,6 +181,9 @@ pub async fn watch(threads: Arc<JsThreads>, records: Option<Logger>, ping: impl 
             let Some(change) = watch.look(&thread.pulse, Instant::now(), || ping(index)) else {
                 continue;
             };
+            if matches!(change, StallChange::Stalled { .. }) {
+                stalled();
+            }
             if let Some(records) = &records {
                 let thread = (count > 1).then_some(index);
                 let (kind, message, for_ms) = stall_record(change, thread);
