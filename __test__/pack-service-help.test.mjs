@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { onLines } from './helpers/lines.mjs';
 import { packFolder } from './helpers/local-pack.mjs';
+import { native } from '../lib/native.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(root, 'bin', 'kindgi-pack-service.mjs');
@@ -51,6 +53,12 @@ test('--help and -h print the usage on stdout and exit 0, with no token and bad 
   assert.match(text, /\n {2}0 {2}SIGTERM: .*8 s/);
   assert.match(text, /\n {2}1 {2}The configuration is invalid/);
   for (const line of text.split('\n')) assert.ok(line.length <= 88, `a line fits a terminal: ${line}`);
+  // The workers' limit and this machine's `auto` are the ones the service reads with.
+  const { maxWorkers } = native.serviceDefaults();
+  const auto = native.packServiceWorkers('auto', availableParallelism()).workers;
+  assert.match(native.packServiceWorkers(String(maxWorkers + 1), 1).refusal, new RegExp(`to ${maxWorkers}$`));
+  assert.match(text, new RegExp(`whole number up to ${maxWorkers} \\(`));
+  assert.match(text, new RegExp(`HTTP: ${auto} here\\)`));
   const hostile = { KINDGI_LOG_FORMAT: 'loud', PORT: 'x', KINDGI_PACK_ENV_CHECK: 'maybe' };
   for (const args of [['--help'], ['-h'], ['--index', 'i.json', '--host', '127.0.0.1', '-h'], ['--unknown', '--help']]) {
     const run = await node([BIN, ...args], hostile);

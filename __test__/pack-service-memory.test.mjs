@@ -119,6 +119,39 @@ test('a request waiting at its head for a place leaves the wait when its caller 
   }
 });
 
+test('a request waiting for a place held by an upload that trickles in is refused overloaded, long before the upload ends', async () => {
+  const dir = packFolder();
+  const index = writeLocalPack(dir, { 'size.mjs': 'export default (input) => ({ n: input.pad.length });\n' });
+  const running = await start(servers.native, index, { env: { KINDGI_PACK_SERVICE_MAX_CONCURRENCY: '1' } });
+  try {
+    // 5 bytes every 100 ms for a body of 1,600: half a minute of upload, its bytes always
+    // arriving.
+    const slowBody = call('local.size', { pad: 'x'.repeat(1500) });
+    const slow = open(running.port, requestHead(slowBody) + slowBody.slice(0, 5));
+    let sent = 5;
+    let ended = false;
+    const trickle = setInterval(() => {
+      if (sent < slowBody.length) slow.write(slowBody.slice(sent, (sent += 5)));
+      else clearInterval(trickle);
+    }, 100);
+    slow.on('close', () => (ended = true));
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      // It waits for the place (the upload is arriving), then gives up as TypeScript would
+      // have at once: refused, while the upload still has most of its bytes to send.
+      const waiting = await post(running.port, call('local.size', { pad: 'x' }));
+      assert.deepEqual(waiting, { status: 503, text: '{"error":"overloaded"}' });
+      assert.equal(ended, false);
+      assert.ok(sent < slowBody.length / 2, `${sent} of ${slowBody.length} bytes sent`);
+    } finally {
+      clearInterval(trickle);
+      slow.destroy();
+    }
+  } finally {
+    await stop(running);
+  }
+});
+
 test('under a 2 GiB address-space limit, the service serves the 100 MB allocations the TypeScript service serves', { skip: process.platform !== 'linux' && 'reads a Linux address-space limit' }, async () => {
   const dir = packFolder();
   // Each call keeps 100 MB more (address space; the pages are never touched).

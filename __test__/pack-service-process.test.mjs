@@ -310,7 +310,7 @@ export default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; }
   }
 });
 
-test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests wait at their heads, unread, until the thread counts as stalled', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests wait at their heads, unread, until the thread counts as stalled', async () => {
   const dir = packFolder();
   const [started, release] = ['started', 'release'].map((name) => join(dir, name));
   const indexFile = writeLocalPack(dir, {
@@ -323,7 +323,6 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests w
     ...(process.env.NAPI_RS_NATIVE_LIBRARY_PATH && { NAPI_RS_NATIVE_LIBRARY_PATH: process.env.NAPI_RS_NATIVE_LIBRARY_PATH }),
   });
   const port = await run.listening;
-  const rssMb = () => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${run.child.pid}/status`, 'utf8'))[1]) / 1024;
   const post = (body) =>
     fetch(`http://127.0.0.1:${port}/v1/invoke`, {
       method: 'POST',
@@ -333,7 +332,6 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests w
   try {
     const busy = post(localCall('busy'));
     await until(() => existsSync(started), 'the busy handler');
-    const before = rssMb();
     // 300 calls of 900 KB (270 MB), one every 5 ms: Rust reads them while the JS thread is
     // busy, until 64 MiB of them wait for it.
     const pad = 'x'.repeat(900_000);
@@ -345,10 +343,6 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests w
     }
     const answered = [];
     calls.forEach((call) => call.then((answer) => answered.push(answer)));
-    // What it read meanwhile: the budget and the uploads under way when it was reached, far
-    // from the 270 MB sent (the rest waits in the kernel, as it would for TypeScript).
-    const grown = rssMb() - before;
-    assert.ok(grown < 180, `RSS grew by ${grown.toFixed(0)} MB while the JS thread was busy`);
     // Once the thread has been held past the readiness limit, the requests waiting at their
     // heads leave the wait as stalled, as new ones are refused: none is refused `overloaded`.
     // 64 MiB of 900 KB bodies is 74 of them, plus the uploads still in flight when the budget

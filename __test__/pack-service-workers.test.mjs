@@ -224,7 +224,7 @@ test("a call on a worker thread hears its deadline and its caller's hang-up", as
   assert.equal((await run.exited).code, 0);
 });
 
-test('a stalled thread takes no new calls; readyz stays 200 while another thread serves; healthz 503 past the limit', async () => {
+test('a stalled thread takes no new calls; readyz stays 200 while another thread serves, 503 once both are held; healthz 503 past the limit', async () => {
   const index = writeLocalPack(packFolder(), { 'where.mjs': WHERE, 'spin.mjs': SPIN });
   const run = launch(index, { KINDGI_PACK_SERVICE_WORKERS: '2', KINDGI_PACK_SERVICE_STALL_MS: '2500' });
   const port = await run.listening;
@@ -241,7 +241,15 @@ test('a stalled thread takes no new calls; readyz stays 200 while another thread
   assert.equal(new Set(outputs.map((o) => o.threadId)).size, 1);
   await until(async () => (await get(port, '/healthz')) === 503, 'healthz 503 past the stall limit');
   assert.equal(await get(port, '/readyz'), 200);
-  // SIGTERM still ends the process while a worker thread spins.
+  // The other thread held too: its record says readiness is gone, and it is.
+  const second = await post(port, body('spin'), { 'kindgi-timeout-ms': '300' });
+  assert.equal(JSON.parse(second.text).code, 'deadline-exceeded');
+  await until(() => run.lines.filter((l) => l.kind === 'js-stalled').length === 2, 'the second js-stalled record');
+  const last = run.lines.filter((l) => l.kind === 'js-stalled')[1];
+  assert.notEqual(last.thread, stalled.thread);
+  assert.match(last.message, /every JS thread is held: \/readyz and new calls answer 503 until one lets go/);
+  assert.equal(await get(port, '/readyz'), 503);
+  // SIGTERM still ends the process while both threads spin.
   run.child.kill('SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null });
 });

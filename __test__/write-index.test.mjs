@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -608,7 +608,7 @@ for (let i = 0; i < ${times}; i += 1) {
 `;
 
 describe('writeIndex: what failed writers leave', () => {
-  test('a writer killed mid-write leaves its temporary file; the next write removes those of writers gone, and only those', { skip: process.platform !== 'linux' && 'pids as Linux has them' }, async () => {
+  test('a writer killed mid-write leaves its temporary file; the next write removes those of writers gone and untouched for a minute, and only those', { skip: process.platform !== 'linux' && 'pids as Linux has them' }, async () => {
     await withTempDir(async (dir) => {
       const outputPath = path.join(dir, 'index.json');
       const leftovers = () => readdirSync(dir).filter((name) => name.startsWith('index.json.tmp-'));
@@ -627,6 +627,12 @@ describe('writeIndex: what failed writers leave', () => {
         if (leftovers().some((name) => name.startsWith(`index.json.tmp-${child.pid}-`))) killed.push(child.pid);
       }
       assert.equal(killed.length, 2, 'two writers killed between their write and their rename');
+      // Left a minute ago or more: a file written since may be a writer's that this process
+      // cannot see (another pid namespace), and stays.
+      const minuteAgo = new Date(Date.now() - 61_000);
+      for (const name of leftovers()) utimesSync(path.join(dir, name), minuteAgo, minuteAgo);
+      const unseenWriters = `index.json.tmp-${killed[0]}-1790000000001`;
+      writeFileSync(path.join(dir, unseenWriters), '{}');
       // A writer still running (a sleeping process stands in for it) keeps its file.
       const alive = spawn('sleep', ['60'], { stdio: 'ignore' });
       const alivesFile = `index.json.tmp-${alive.pid}-1790000000000`;
@@ -636,7 +642,7 @@ describe('writeIndex: what failed writers leave', () => {
         writeFileSync(path.join(dir, 'other.json.tmp-1-1'), '{}');
         const written = await writeIndex(sampleIndex(), outputPath, PINNED);
         assert.equal(written.outputPath, outputPath);
-        assert.deepEqual(leftovers(), [alivesFile]);
+        assert.deepEqual(leftovers().sort(), [unseenWriters, alivesFile].sort());
         assert.ok(readdirSync(dir).includes('other.json.tmp-1-1'));
       } finally {
         alive.kill('SIGKILL');

@@ -6,6 +6,7 @@
 // process entry (`node …/pack-service-main.js`), it runs `main` and exits with its code.
 // A supervisor's spare (its `spare` option) holds first: see `holdUntilReleased`.
 import { realpathSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { defaultPackServiceLogs, nativeLoggerParts, packServiceLogs } from './log-records.js';
 import { native } from './native.js';
@@ -17,8 +18,11 @@ import { createPackService, nativeServiceOf } from './pack-service/service.js';
 export { PACK_SERVICE_DRAIN_MS, readPackServiceConfig } from './pack-service/config.js';
 export { startPackService } from './pack-service/boot.js';
 
+/** What `auto` workers are on this machine, as the service reads it. */
+const autoWorkers = () => native.packServiceWorkers('auto', availableParallelism()).workers;
+
 /** What `--help` prints: the arguments, every variable the process reads, the exit codes. */
-const usage = () => `kindgi-pack-service: serves a pack's tools and checks over HTTP (pack protocol v2)
+const usage = (defaults = native.serviceDefaults()) => `kindgi-pack-service: serves a pack's tools and checks over HTTP (pack protocol v2)
 
 Usage:
   kindgi-pack-service [--index <path>] [--module-root <dir>] [--bundle-map <path>]
@@ -47,15 +51,15 @@ Environment:
                         integer; default 32); past it a call is answered 503 overloaded.
   KINDGI_PACK_SERVICE_STALL_MS  How long pack code may hold the JS thread before
                         /healthz answers 503, so that a liveness probe restarts the
-                        process (milliseconds; default ${native.serviceDefaults().stallMs};
+                        process (milliseconds; default ${defaults.stallMs};
                         0: never). /readyz and new calls answer 503 once it has been
                         held for a second, and 200 again when it lets go.
   KINDGI_PACK_SERVICE_WORKERS  How many JS threads run pack code: 1 (default), a
-                        whole number up to 256 (the main thread and N-1 worker
+                        whole number up to ${defaults.maxWorkers} (the main thread and N-1 worker
                         threads, each loading every module: module state is per
                         thread), or auto (one per usable core, less a quarter for
-                        HTTP). A thread that dies of an uncaught exception ends the
-                        process.
+                        HTTP: ${autoWorkers()} here). A thread that dies of an uncaught
+                        exception ends the process.
   KINDGI_PACK_ENV_CHECK  strict (default): /readyz answers 503 while a variable the
                         pack requires is unset; warn: a warning record only.
   KINDGI_PACK_ENV_FILTER  on (default): the variables the pack does not declare are
@@ -75,6 +79,8 @@ Environment:
   TOKIO_WORKER_THREADS  HTTP worker threads (default: one per core but one, at
                         least one).
   MIMALLOC_PURGE_DELAY  0: freed memory goes back to the system at once.
+  MALLOC_ARENA_MAX, GLIBC_TUNABLES  glibc's malloc arenas (arena_max): as either says
+                        when set; otherwise at most 2, for less address space.
   NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_ENFORCE_VERSION_CHECK, NAPI_RS_FORCE_WASI,
   NAPI_RS_WASI_FLAVOR   The napi-rs loader's: the first loads the native addon from
                         that file instead of the platform package; the WASI ones
@@ -110,6 +116,8 @@ function asksForHelp(argv) {
 }
 
 export async function main(argv = process.argv.slice(2), env = process.env) {
+  // Before the HTTP threads first allocate through glibc (docs/design.md, Memory).
+  native.limitMallocArenas();
   // Before anything is read: the help needs neither a token nor valid log settings. The
   // TypeScript process has no help (docs/known-differences.md, Commands).
   if (Array.isArray(argv) && asksForHelp(argv)) {

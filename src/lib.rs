@@ -12,6 +12,7 @@ pub mod indexer;
 pub mod js;
 pub mod json;
 pub mod log;
+pub mod malloc_arenas;
 pub mod protocol;
 pub mod runtime;
 pub mod service;

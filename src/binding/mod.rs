@@ -30,11 +30,6 @@ const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
 /// How much address space mimalloc reserves at a time, in KiB (its default is 1 GiB).
 const ARENA_RESERVE_KIB: std::ffi::c_long = 64 << 10;
 
-/// glibc's most malloc arenas, set once the addon is loaded: the ones Node's threads made
-/// by then stay, and threads started later share them.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const GLIBC_ARENAS: std::ffi::c_int = 2;
-
 /// Runs when Node loads the addon, before its first allocation: the allocator's setting, then
 /// the tokio runtime napi-rs would otherwise build on first use with a worker on every core.
 #[napi_derive::module_init]
@@ -53,20 +48,21 @@ fn on_load() {
 /// Purging freed pages at once as well (`purge_delay` 0) lowers the peak but costs req/s, so it
 /// is left at mimalloc's default. A `MIMALLOC_*` variable in the environment still wins.
 ///
-/// Address space: mimalloc's first arena reserves a gigabyte, and every thread of ours that
-/// calls into Node's C++ (a tokio worker handing a call over) would get a glibc arena of its
-/// own; under an address-space limit (`ulimit -v`) that is room pack code no longer has. So
-/// mimalloc reserves less at a time, and threads started from now on share glibc's arenas.
-/// The figures are in docs/design.md, *Memory*.
+/// Address space: mimalloc's first arena reserves a gigabyte; under an address-space limit
+/// (`ulimit -v`) that is room pack code no longer has, so it reserves less at a time (glibc's
+/// arenas are the pack service process's to cap: `limitMallocArenas`). The figures are in
+/// docs/design.md, *Memory*.
 fn tune_allocator() {
     // SAFETY: integer settings, made before the addon starts any thread.
     unsafe {
         libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0);
         libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB);
     }
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt takes the allocator's own lock.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, GLIBC_ARENAS);
-    }
+}
+
+/// Caps glibc's malloc arenas for the rest of the process, unless its environment set them
+/// (`crate::malloc_arenas`); whether it did. The pack service's process calls it first thing.
+#[napi_derive::napi(js_name = "limitMallocArenas")]
+pub fn limit_malloc_arenas() -> bool {
+    crate::malloc_arenas::cap_from_environment()
 }

@@ -19,7 +19,7 @@ use crate::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
 use crate::service::catalog::Catalog;
-use crate::service::config::parse_pinned_tenant;
+use crate::service::config::{parse_pinned_tenant, MAX_WORKERS};
 use crate::service::core::{
     Admitted, Begin, EventSink, Outcome, PackService, RequestHead, ServiceEvent, ServiceOptions,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS,
@@ -336,6 +336,8 @@ pub struct ServiceDefaultsJs {
     pub default_timeout_ms: u32,
     /// `KINDGI_PACK_SERVICE_STALL_MS`'s default.
     pub stall_ms: u32,
+    /// The most JS threads `KINDGI_PACK_SERVICE_WORKERS` may ask for.
+    pub max_workers: u32,
 }
 
 #[napi(js_name = "serviceDefaults")]
@@ -347,6 +349,7 @@ pub fn service_defaults() -> ServiceDefaultsJs {
         max_body_bytes: small(DEFAULT_MAX_BODY_BYTES as u64),
         default_timeout_ms: small(DEFAULT_TIMEOUT_MS),
         stall_ms: small(DEFAULT_STALL_MS),
+        max_workers: small(MAX_WORKERS as u64),
     }
 }
 

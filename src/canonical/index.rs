@@ -305,7 +305,7 @@ fn write_atomically(
         std::fs::create_dir_all(dir).map_err(|e| fail("mkdir", dir, None, e))?;
     }
     // Before this write, so that the space they hold is free for it.
-    remove_leftovers(output_path, pid);
+    remove_leftovers(output_path, pid, SystemTime::now());
     let tmp = temp_path(output_path, pid, millis);
     let result = write_file(&tmp, pieces)
         .map_err(|(syscall, e)| fail(syscall, &tmp, None, e))

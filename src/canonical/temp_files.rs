@@ -1,11 +1,17 @@
 //! The index writer's temporary file, `<output>.tmp-<pid>-<ms>` as the TypeScript writer names
 //! it, and the ones earlier writers left: a writer killed between its write and its rename
 //! leaves its file for good, so each write removes those of writers to the same output whose
-//! process is gone. A file of a writer still running (or of a pid this process cannot see, in
-//! another pid namespace or on another host) is left alone while its pid is alive here.
+//! process is gone and that nobody has written to for [`UNTOUCHED_FOR`]. The pid alone cannot
+//! tell: a writer in another pid namespace (a container sharing the folder) or on another host
+//! has a pid that names no process here, or another one, while it writes; its file changes
+//! until its rename, which follows its last write at once.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// How long a temporary file must have gone unwritten before it counts as left behind.
+pub const UNTOUCHED_FOR: Duration = Duration::from_secs(60);
 
 /// `<output>.tmp-<pid>-<millis>`.
 pub fn temp_path(output_path: &Path, pid: u32, millis: u128) -> PathBuf {
@@ -25,9 +31,10 @@ fn writer_pid(name: &str, output_name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// Removes the temporary files of `output_path` whose writer is gone (never `own_pid`'s);
-/// the paths removed. Best effort: what cannot be read or removed stays.
-pub fn remove_leftovers(output_path: &Path, own_pid: u32) -> Vec<PathBuf> {
+/// Removes the temporary files of `output_path` whose writer is gone (never `own_pid`'s) and
+/// that were last written [`UNTOUCHED_FOR`] before `now`; the paths removed. Best effort: what
+/// cannot be read or removed stays.
+pub fn remove_leftovers(output_path: &Path, own_pid: u32, now: SystemTime) -> Vec<PathBuf> {
     let Some(output_name) = output_path.file_name().and_then(|n| n.to_str()) else {
         return Vec::new();
     };
@@ -45,6 +52,15 @@ pub fn remove_leftovers(output_path: &Path, own_pid: u32) -> Vec<PathBuf> {
             continue;
         };
         if pid == own_pid || !process_gone(pid) {
+            continue;
+        }
+        let untouched = entry
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|modified| now.duration_since(modified).ok())
+            .is_some_and(|age| age >= UNTOUCHED_FOR);
+        if !untouched {
             continue;
         }
         let path = entry.path();
@@ -119,11 +135,20 @@ mod tests {
             // pid 1 is always alive.
             temp_path(&output, 1, 3),
             dir.join("other.json.tmp-1-1"),
+            // Gone here, but written a moment ago: a writer this process cannot see.
+            temp_path(&output, gone, 4),
         ];
         for file in &files {
             std::fs::write(file, "{}").expect("a file");
         }
-        let removed = remove_leftovers(&output, own);
+        let written = SystemTime::now();
+        let long_ago = written - UNTOUCHED_FOR - Duration::from_secs(1);
+        for file in &files[..4] {
+            let opened = std::fs::File::options().write(true).open(file);
+            let file = opened.expect("the file opens");
+            file.set_modified(long_ago).expect("its time is set");
+        }
+        let removed = remove_leftovers(&output, own, written);
         assert_eq!(removed, vec![files[0].clone()]);
         assert!(files[1..].iter().all(|f| f.exists()));
         let _ = std::fs::remove_dir_all(&dir);

@@ -37,7 +37,14 @@
 //! themselves, and the TypeScript service, its thread busy reading them, would have read this
 //! request only later. One that finds the uploads stalled, or the places held by calls
 //! waiting on the JS thread's queue, is refused, as the TypeScript service, its thread idle,
-//! refuses a request while as many calls are in flight.
+//! refuses a request while as many calls are in flight; so is one that has waited
+//! [`PLACE_WAIT`] for a place (uploads that trickle in keep their places, and that thread,
+//! idle between their bytes, would have refused it).
+//!
+//! Waits are bounded too: past [`MAX_WAITING`] requests at their heads a new one is refused
+//! `overloaded`, and an upload declared larger than the budget leaves with the bodies held
+//! cannot be starved by smaller ones admitted before it: once it has waited [`ARRIVING`], it
+//! is read past the budget, one such upload at a time.
 
 use std::pin::Pin;
 use std::sync::atomic::AtomicU64;
@@ -61,6 +68,12 @@ const QUEUED_CALL_BYTES: usize = 1024;
 /// (see [`Admission::admit`]); smaller ones cost too little to count.
 pub const RESERVED_FROM: usize = 1 << 20;
 
+/// How long a request waits for a place held by uploads still arriving before it is refused.
+pub const PLACE_WAIT: Duration = Duration::from_secs(5);
+
+/// Requests waiting at their heads at most; each wake of the room wakes them all.
+pub const MAX_WAITING: usize = 1024;
+
 #[derive(Debug)]
 pub struct Admission {
     max_places: usize,
@@ -78,6 +91,8 @@ pub struct Admission {
     /// Requests waiting at their heads (see [`Room`]), and what wakes them.
     waiting: AtomicUsize,
     room: Notify,
+    /// Whether an upload is being read past the budget (see [`Admission::admit_after`]).
+    overdraft: AtomicBool,
     /// When bytes of an upload last came, in milliseconds from `epoch` and plus one: 0 is
     /// never.
     arrived_ms: AtomicU64,
@@ -169,6 +184,15 @@ pub struct Place {
     kind: Kind,
     /// An upload's declared bytes, counted against the budget while it is read.
     reserved: usize,
+    /// Whether this upload is the one read past the budget.
+    overdraft: bool,
+}
+
+impl Place {
+    /// The declared bytes counted against the budget while its upload is read.
+    pub fn reserved(&self) -> usize {
+        self.reserved
+    }
 }
 
 impl Drop for Place {
@@ -179,6 +203,9 @@ impl Drop for Place {
         self.admission
             .count(self.kind)
             .fetch_sub(1, Ordering::SeqCst);
+        if self.overdraft {
+            self.admission.overdraft.store(false, Ordering::SeqCst);
+        }
         // Running pack code is not what a head waits for.
         if self.kind != Kind::Running {
             self.admission.make_room();
@@ -205,6 +232,7 @@ impl Admission {
             idle: Notify::new(),
             waiting: AtomicUsize::new(0),
             room: Notify::new(),
+            overdraft: AtomicBool::new(false),
             arrived_ms: AtomicU64::new(0),
             epoch: Instant::now(),
             arriving,
@@ -242,15 +270,25 @@ impl Admission {
     /// Checked and counted apart, so requests admitted at the same instant can pass the budget
     /// by their bodies.
     pub fn admit(self: &Arc<Self>, declared: usize) -> Admit<'_> {
+        self.admit_after(declared, Duration::ZERO)
+    }
+
+    /// [`Admission::admit`] for a request that has waited at its head for `waited`: past
+    /// [`PLACE_WAIT`] it no longer waits for a place, and past [`ARRIVING`] an upload the
+    /// budget cannot hold beside the bodies held may be the one read past it.
+    pub fn admit_after(self: &Arc<Self>, declared: usize, waited: Duration) -> Admit<'_> {
         let reserved = if declared >= RESERVED_FROM {
             declared
         } else {
             0
         };
-        match self.try_admit(reserved) {
+        match self.try_admit(reserved, waited) {
             Ok((in_flight, upload)) => return Admit::Admitted(in_flight, upload),
             Err(Busy::Refused) => return Admit::Refused,
             Err(Busy::Wait) => {}
+        }
+        if waited.is_zero() && self.waiting.load(Ordering::SeqCst) >= MAX_WAITING {
+            return Admit::Refused;
         }
         // Counted and registered before looking again, so that room made in between still
         // wakes it (a place given back after this count sees it; one given back before is
@@ -262,20 +300,37 @@ impl Admission {
             admission: self,
             made,
         };
-        match self.try_admit(reserved) {
+        match self.try_admit(reserved, waited) {
             Ok((in_flight, upload)) => Admit::Admitted(in_flight, upload),
             Err(Busy::Refused) => Admit::Refused,
             Err(Busy::Wait) => Admit::Wait(room),
         }
     }
 
-    fn try_admit(self: &Arc<Self>, reserved: usize) -> Result<(InFlight, Place), Busy> {
+    fn try_admit(
+        self: &Arc<Self>,
+        reserved: usize,
+        waited: Duration,
+    ) -> Result<(InFlight, Place), Busy> {
         let held = self.queued.load(Ordering::SeqCst) + self.reading.load(Ordering::SeqCst);
-        if held >= QUEUE_BUDGET || (held > 0 && held.saturating_add(reserved) > QUEUE_BUDGET) {
+        let fits = held == 0 || held.saturating_add(reserved) <= QUEUE_BUDGET;
+        // Smaller bodies keep the budget from ever holding this one: past its wait, it is read
+        // past the budget, if no other is.
+        let overdraft = !fits
+            && held < QUEUE_BUDGET
+            && waited >= self.arriving
+            && self
+                .overdraft
+                .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok();
+        if held >= QUEUE_BUDGET || !(fits || overdraft) {
             return Err(Busy::Wait);
         }
         let Some(mut upload) = self.take(Kind::Upload) else {
-            return Err(if self.uploads_arriving() {
+            if overdraft {
+                self.overdraft.store(false, Ordering::SeqCst);
+            }
+            return Err(if self.uploads_arriving() && waited < PLACE_WAIT {
                 Busy::Wait
             } else {
                 Busy::Refused
@@ -283,6 +338,7 @@ impl Admission {
         };
         self.reading.fetch_add(reserved, Ordering::SeqCst);
         upload.reserved = reserved;
+        upload.overdraft = overdraft;
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let in_flight = InFlight {
             admission: Arc::clone(self),
@@ -319,6 +375,7 @@ impl Admission {
                 admission: Arc::clone(self),
                 kind,
                 reserved: 0,
+                overdraft: false,
             })
     }
 
@@ -331,6 +388,7 @@ impl Admission {
             admission: Arc::clone(self),
             kind: Kind::Held,
             reserved: 0,
+            overdraft: false,
         }
     }
 
@@ -567,6 +625,66 @@ mod tests {
         assert!(matches!(admission.admit(RESERVED_FROM), Admit::Wait(_)));
         drop(huge);
         assert!(admitted(admission.admit(RESERVED_FROM)).is_some());
+    }
+
+    #[tokio::test]
+    async fn a_request_waits_for_a_place_no_longer_than_place_wait() {
+        let admission = Admission::arriving_within(1, LONG);
+        let _upload = admitted(admission.admit(0)).expect("admitted");
+        // Bytes keep coming, as from an upload that trickles in.
+        admission.arrived();
+        let just_under = PLACE_WAIT - Duration::from_millis(1);
+        assert!(matches!(
+            admission.admit_after(0, just_under),
+            Admit::Wait(_)
+        ));
+        assert!(matches!(
+            admission.admit_after(0, PLACE_WAIT),
+            Admit::Refused
+        ));
+    }
+
+    #[tokio::test]
+    async fn past_max_waiting_a_new_request_is_refused_and_one_waiting_looks_again() {
+        let admission = Admission::arriving_within(usize::MAX, LONG);
+        let _full = admission.queue(QUEUE_BUDGET);
+        let rooms: Vec<Admit<'_>> = (0..MAX_WAITING).map(|_| admission.admit(0)).collect();
+        assert!(rooms.iter().all(|admit| matches!(admit, Admit::Wait(_))));
+        assert!(matches!(admission.admit(0), Admit::Refused));
+        let looking_again = admission.admit_after(0, Duration::from_millis(1));
+        assert!(matches!(looking_again, Admit::Wait(_)));
+        drop(looking_again);
+        drop(rooms);
+        assert_eq!(admission.waiting.load(Ordering::SeqCst), 0);
+        assert!(matches!(admission.admit(0), Admit::Wait(_)));
+    }
+
+    #[tokio::test]
+    async fn an_upload_the_budget_cannot_hold_beside_others_is_read_past_it_one_at_a_time() {
+        let arriving = Duration::from_millis(20);
+        let admission = Admission::arriving_within(usize::MAX, arriving);
+        // Steady traffic: a small body always queued.
+        let small = admission.queue(1);
+        assert!(matches!(admission.admit(QUEUE_BUDGET), Admit::Wait(_)));
+        let first = admitted(admission.admit_after(QUEUE_BUDGET, arriving));
+        let (_first_call, first_upload) = first.expect("past its wait, read past the budget");
+        assert!(
+            matches!(
+                admission.admit_after(QUEUE_BUDGET, arriving),
+                Admit::Wait(_)
+            ),
+            "one at a time"
+        );
+        drop(first_upload);
+        // Its body is queued now: the budget is spent, and nothing is read past it.
+        let queued = admission.queue(QUEUE_BUDGET);
+        assert!(matches!(
+            admission.admit_after(QUEUE_BUDGET, arriving),
+            Admit::Wait(_)
+        ));
+        drop(queued);
+        assert!(admitted(admission.admit_after(QUEUE_BUDGET, arriving)).is_some());
+        drop(small);
     }
 
     #[tokio::test]

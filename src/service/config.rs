@@ -240,6 +240,8 @@ mod tests {
         assert_eq!(with(Some("auto"), 2), Ok(2));
         assert_eq!(with(Some("auto"), 8), Ok(6));
         assert_eq!(with(Some("auto"), 0), Ok(1));
+        assert_eq!(with(Some("256"), 1), Ok(MAX_WORKERS));
+        assert!(WORKERS_RULE.ends_with(&format!("to {MAX_WORKERS}")));
         for bad in ["0", "-2", "1.5", "two", "", "AUTO", "257"] {
             assert_eq!(
                 with(Some(bad), 4),

@@ -75,6 +75,12 @@ impl Admitted {
         self.started.elapsed().as_millis()
     }
 
+    /// The bytes of its body counted against the queue's budget while it is read: what a
+    /// transport may allocate for it at once.
+    pub fn reserved(&self) -> usize {
+        self.uploading.as_ref().map_or(0, Place::reserved)
+    }
+
     /// The body is in: from here the call holds a place under the cap only while its pack
     /// code runs (see `StartGate`).
     pub fn body_received(&mut self) {
@@ -249,7 +255,7 @@ impl PackService {
     /// no room under the cap or the queue's budget is refused `overloaded` at once (for a
     /// transport whose bodies are read already; see [`PackService::begin_when_room`]).
     pub fn begin(&self, head: &RequestHead) -> Begin {
-        self.begin_or_wait(head, false)
+        self.begin_or_wait(head, None)
             .unwrap_or_else(|_| Begin::Reply(Reply::overloaded()))
     }
 
@@ -262,16 +268,22 @@ impl PackService {
     /// queue's budget while it is read, so bodies are read no further ahead of the JS thread
     /// than the budget.
     pub async fn begin_when_room(&self, head: &RequestHead) -> Begin {
+        let since = Instant::now();
         loop {
-            match self.begin_or_wait(head, true) {
+            match self.begin_or_wait(head, Some(since.elapsed())) {
                 Ok(begin) => return begin,
                 Err(room) => room.made().await,
             }
         }
     }
 
-    /// `reads_later`: whether the transport reads the body only once admitted.
-    fn begin_or_wait(&self, head: &RequestHead, reads_later: bool) -> Result<Begin, Room<'_>> {
+    /// `waited`: for a transport that reads the body only once admitted, how long the request
+    /// has waited at its head (`None` for one whose body is read already).
+    fn begin_or_wait(
+        &self,
+        head: &RequestHead,
+        waited: Option<Duration>,
+    ) -> Result<Begin, Room<'_>> {
         let route = match refuse_request(
             &head.method,
             &head.target,
@@ -293,22 +305,23 @@ impl PackService {
                 body: self.info.clone(),
                 retry_after: false,
             }),
-            Route::Invoke => return self.admit(head, reads_later),
+            Route::Invoke => return self.admit(head, waited),
         })
     }
 
-    fn admit(&self, head: &RequestHead, reads_later: bool) -> Result<Begin, Room<'_>> {
+    fn admit(&self, head: &RequestHead, waited: Option<Duration>) -> Result<Begin, Room<'_>> {
         if let Some(reason) = self.not_ready() {
             return Ok(Begin::Reply(reason.reply()));
         }
         // A body declared past the limit is refused below; it reserves no more than the limit.
         let declared = match head.content_length {
-            Some(n) if reads_later => usize::try_from(n)
+            Some(n) if waited.is_some() => usize::try_from(n)
                 .unwrap_or(usize::MAX)
                 .min(self.max_body_bytes),
             _ => 0,
         };
-        let (in_flight, uploading) = match self.admission.admit(declared) {
+        let waited = waited.unwrap_or_default();
+        let (in_flight, uploading) = match self.admission.admit_after(declared, waited) {
             Admit::Admitted(in_flight, upload) => (in_flight, upload),
             Admit::Refused => return Ok(Begin::Reply(Reply::overloaded())),
             Admit::Wait(room) => return Err(room),

@@ -186,7 +186,8 @@ pub async fn watch(
             }
             if let Some(records) = &records {
                 let thread = (count > 1).then_some(index);
-                let (kind, message, for_ms) = stall_record(change, thread);
+                let every_held = threads.all_stalled_for() > READY_LIMIT;
+                let (kind, message, for_ms) = stall_record(change, thread, every_held);
                 let mut fields = Map::new();
                 fields.insert("stalledMs".into(), Value::from(for_ms));
                 if let Some(thread) = thread {
@@ -201,8 +202,13 @@ pub async fn watch(
 }
 
 /// A stall change's record: its kind, message and length so far; `thread` names the thread
-/// when there are several.
-fn stall_record(change: StallChange, thread: Option<usize>) -> (&'static str, String, u64) {
+/// when there are several, and `every_held` says whether each of them is held now (readiness
+/// then answers 503).
+fn stall_record(
+    change: StallChange,
+    thread: Option<usize>,
+    every_held: bool,
+) -> (&'static str, String, u64) {
     let name = match thread {
         None => "the JS thread".to_owned(),
         Some(0) => "the main JS thread".to_owned(),
@@ -210,10 +216,12 @@ fn stall_record(change: StallChange, thread: Option<usize>) -> (&'static str, St
     };
     match change {
         StallChange::Stalled { for_ms } => {
-            let answer = if thread.is_none() {
-                "/readyz and new calls answer 503 until it lets go"
-            } else {
-                "it takes no new calls until it lets go"
+            let answer = match (thread, every_held) {
+                (None, _) => "/readyz and new calls answer 503 until it lets go",
+                (Some(_), false) => "it takes no new calls until it lets go",
+                (Some(_), true) => {
+                    "every JS thread is held: /readyz and new calls answer 503 until one lets go"
+                }
             };
             (
                 "js-stalled",
@@ -290,6 +298,33 @@ mod tests {
         };
         assert!(for_ms >= 1500, "{for_ms}");
         assert_eq!(pulse.stalled_for(), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_stall_record_says_what_answers_503() {
+        let stalled = StallChange::Stalled { for_ms: 1100 };
+        let message = |thread, every_held| stall_record(stalled, thread, every_held).1;
+        assert_eq!(
+            message(None, true),
+            "Pack code has held the JS thread for 1100 ms: /readyz and new calls answer 503 until it lets go"
+        );
+        assert_eq!(
+            message(Some(0), false),
+            "Pack code has held the main JS thread for 1100 ms: it takes no new calls until it lets go"
+        );
+        assert_eq!(
+            message(Some(2), true),
+            "Pack code has held JS worker thread 2 for 1100 ms: every JS thread is held: /readyz and new calls answer 503 until one lets go"
+        );
+        let resumed = stall_record(StallChange::Resumed { for_ms: 40 }, Some(0), false);
+        assert_eq!(
+            resumed,
+            (
+                "js-resumed",
+                "The main JS thread took a turn again after a 40 ms stall".to_owned(),
+                40
+            )
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod listen;
 pub mod node_answer;
 pub mod node_parser;
 pub mod pending_calls;
+pub mod read_body;
 pub mod runner_messages;
 pub mod self_wake;
 pub mod server;

@@ -6,7 +6,10 @@ use crate::js::utf8_string;
 use crate::service::core::{Begin, Outcome, PackService, RequestHead};
 use crate::service::hangup::PeerWatch;
 use crate::service::http::{names, node_header_value, request_target, PackHeaders, Reply};
-use crate::service::node_parser::{node_refusal, NodeRefusal, MAX_HEADER_LINES, MAX_HEAD_BYTES};
+use crate::service::node_parser::{
+    node_refusal, NodeRefusal, MAX_HEADER_LINES, MAX_RAW_HEAD_BYTES,
+};
+use crate::service::read_body::read_body;
 use crate::service::self_wake::RepollSelfWakes;
 use crate::service::timer_floor::TimerFloor;
 use bytes::Bytes;
@@ -291,11 +294,10 @@ async fn connection<H: Handler>(
         .half_close(true)
         .header_read_timeout(header_limit)
         // Node refuses a head of 16 KiB (counted its way) with 431 once it is read, which
-        // `node_refusal` does too. Without a cap on the raw bytes hyper would buffer ~400 KB
-        // of a head that never ends, per connection; twice Node's count is more than any head
-        // Node accepts can take with its separators (at most `MAX_HEADER_LINES` lines here).
+        // `node_refusal` does too; hyper's own caps hold every head Node accepts with up to
+        // `MAX_HEADER_LINES` lines.
         .max_headers(MAX_HEADER_LINES)
-        .max_header_size(2 * MAX_HEAD_BYTES)
+        .max_header_size(MAX_RAW_HEAD_BYTES)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
     tokio::select! {
@@ -385,9 +387,12 @@ async fn handle(
         Begin::Invoke(admitted) => admitted,
     };
     let admission = service.admission();
-    let reading = read_body(req.into_body(), service.max_body_bytes(), || {
-        admission.arrived();
-    });
+    let reading = read_body(
+        req.into_body(),
+        service.max_body_bytes(),
+        admitted.reserved(),
+        || admission.arrived(),
+    );
     let body = match tokio::time::timeout(body_limit, reading).await {
         Ok(Ok(Some(body))) => body,
         Ok(Ok(None)) => return reply_response(Reply::too_large()),
@@ -442,30 +447,6 @@ pub(crate) async fn answer_unread(
         while let Some(Ok(_)) = body.frame().await {}
     }));
     response
-}
-
-/// The body, or `None` when it is larger than `limit` (read to its end all the same, so the
-/// 413 reaches a client still uploading); `arrived` is told of each part as it comes. A body of a declared length is read into a buffer of
-/// that size: grown as it arrives, a large one would be copied at each doubling and could
-/// hold nearly twice its size.
-pub(crate) async fn read_body(
-    mut body: Incoming,
-    limit: usize,
-    arrived: impl Fn(),
-) -> Result<Option<Vec<u8>>, hyper::Error> {
-    let declared = body.size_hint().exact().unwrap_or(0);
-    let mut buffer = Vec::with_capacity(usize::try_from(declared).unwrap_or(limit).min(limit));
-    let mut too_large = false;
-    while let Some(frame) = body.frame().await {
-        if let Ok(data) = frame?.into_data() {
-            arrived();
-            too_large = too_large || buffer.len() + data.len() > limit;
-            if !too_large {
-                buffer.extend_from_slice(&data);
-            }
-        }
-    }
-    Ok((!too_large).then_some(buffer))
 }
 
 /// What Node answers a request it gives up on, with no body and the connection closed: 408

@@ -9,9 +9,8 @@ use crate::service::http::{
     is_json_content_type, node_header_value, refuse_request, request_target, NotReady, PackHeaders,
     Reply, Route,
 };
-use crate::service::server::{
-    answer_unread, closing, read_body, reply_response, Handler, BODY_WITHIN,
-};
+use crate::service::read_body::read_body;
+use crate::service::server::{answer_unread, closing, reply_response, Handler, BODY_WITHIN};
 use crate::supervisor::calls::CallsToChildren;
 use crate::supervisor::relay::{Relay, RelayCall, RelayOutcome, RelayRoute};
 use bytes::Bytes;
@@ -173,7 +172,9 @@ impl Front {
         };
         // An invoke's body is read and forwarded; an info request's is read after the answer.
         let unread = if invoke {
-            let reading = read_body(body, self.max_body_bytes, || ());
+            // Nothing counts the front's bodies against a budget: none is allocated ahead of
+            // its bytes.
+            let reading = read_body(body, self.max_body_bytes, 0, || ());
             match tokio::time::timeout(BODY_WITHIN, reading).await {
                 Ok(Ok(Some(body))) => call.body = Some(utf8_string(body)),
                 Ok(Ok(None)) => return reply_response(Reply::too_large()),

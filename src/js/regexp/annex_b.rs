@@ -28,6 +28,7 @@ use super::error::V8Error;
 use super::groups::{
     count_captures, group_name, hex4, hex_value, opening, unit, Groups, Opening, END,
 };
+use super::respell::Respelled;
 use super::syntax::Syntax;
 
 /// What a pattern V8 accepts holds that regress does not match as V8 does.
@@ -55,7 +56,7 @@ pub fn check(pattern: &str, syntax: Syntax) -> Result<Hazards, V8Error> {
         syntax,
         groups: Groups::new(syntax.duplicate_names),
         references: Vec::new(),
-        spelled: Vec::new(),
+        spelled: Respelled::default(),
     };
     parser.parse()
 }
@@ -113,7 +114,7 @@ struct Parser {
     /// How many captures the whole pattern has (V8's `ScanForCaptures`).
     capture_count: usize,
     /// Pieces of the source (start, end, in code units) regress must be given otherwise.
-    spelled: Vec<(usize, usize, &'static str)>,
+    spelled: Respelled,
 }
 
 type Parsed<T> = Result<T, V8Error>;
@@ -459,18 +460,7 @@ impl Parser {
 
     /// The source with [`Parser::spelled`] applied, if anything is.
     fn for_regress(&self) -> Option<String> {
-        if self.spelled.is_empty() {
-            return None;
-        }
-        let mut units = Vec::with_capacity(self.units.len() + 4 * self.spelled.len());
-        let mut from = 0;
-        for &(start, end, with) in &self.spelled {
-            units.extend_from_slice(&self.units[from..start]);
-            units.extend(with.encode_utf16());
-            from = end;
-        }
-        units.extend_from_slice(&self.units[from..]);
-        Some(String::from_utf16_lossy(&units))
+        self.spelled.apply(&self.units)
     }
 
     /// `ParseOctalLiteral` at the first digit: up to three octal digits below 256.

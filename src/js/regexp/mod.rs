@@ -9,6 +9,7 @@ mod annex_b;
 mod error;
 mod groups;
 mod reason;
+mod respell;
 mod syntax;
 mod unicode;
 mod unicode_atoms;

@@ -11,6 +11,7 @@ use regress::Regex;
 use super::error::{PatternError, Unsupported, V8Error};
 use super::groups::{count_captures, group_name, name_text, opening, unit, Groups, Opening, END};
 use super::reason::v8_error_reason;
+use super::respell::Respelled;
 use super::syntax::Syntax;
 use super::unicode_atoms::{quantifier, Atom};
 
@@ -58,7 +59,7 @@ pub(super) struct Reader {
     /// The first construct regress does not match as V8 does.
     pub unsupported: Option<Unsupported>,
     /// Pieces of the source (start, end, in code units) regress is given otherwise.
-    spelled: Vec<(usize, usize, &'static str)>,
+    spelled: Respelled,
 }
 
 impl Reader {
@@ -75,7 +76,7 @@ impl Reader {
             cases: vec![Case::default()],
             parser_ignore_case: false,
             unsupported: None,
-            spelled: Vec::new(),
+            spelled: Respelled::default(),
         }
     }
 
@@ -267,18 +268,7 @@ impl Reader {
 
     /// The source with [`Reader::spelled`] applied, if anything is.
     fn for_regress(&self) -> Option<String> {
-        if self.spelled.is_empty() {
-            return None;
-        }
-        let mut units = Vec::with_capacity(self.units.len() + 4 * self.spelled.len());
-        let mut from = 0;
-        for &(start, end, with) in &self.spelled {
-            units.extend_from_slice(&self.units[from..start]);
-            units.extend(with.encode_utf16());
-            from = end;
-        }
-        units.extend_from_slice(&self.units[from..]);
-        Some(String::from_utf16_lossy(&units))
+        self.spelled.apply(&self.units)
     }
 
     /// The quantifier after an atom, if any: what V8 refuses there.
