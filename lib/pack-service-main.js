@@ -116,8 +116,6 @@ function asksForHelp(argv) {
 }
 
 export async function main(argv = process.argv.slice(2), env = process.env) {
-  // Before the HTTP threads first allocate through glibc (docs/design.md, Memory).
-  native.limitMallocArenas();
   // Before anything is read: the help needs neither a token nor valid log settings. The
   // TypeScript process has no help (docs/known-differences.md, Commands).
   if (Array.isArray(argv) && asksForHelp(argv)) {

@@ -35,6 +35,8 @@ const ARENA_RESERVE_KIB: std::ffi::c_long = 64 << 10;
 #[napi_derive::module_init]
 fn on_load() {
     tune_allocator();
+    // Before the runtime's threads start (`crate::malloc_arenas`).
+    crate::malloc_arenas::cap_in_service_process();
     // Built now so that napi-rs takes it instead of its own; should this fail, napi-rs builds
     // its default on first use, and the service still runs.
     if let Ok(runtime) = crate::runtime::build() {
@@ -50,19 +52,12 @@ fn on_load() {
 ///
 /// Address space: mimalloc's first arena reserves a gigabyte; under an address-space limit
 /// (`ulimit -v`) that is room pack code no longer has, so it reserves less at a time (glibc's
-/// arenas are the pack service process's to cap: `limitMallocArenas`). The figures are in
-/// docs/design.md, *Memory*.
+/// arenas are capped in the pack service's process only: `crate::malloc_arenas`). The figures
+/// are in docs/design.md, *Memory*.
 fn tune_allocator() {
     // SAFETY: integer settings, made before the addon starts any thread.
     unsafe {
         libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0);
         libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB);
     }
-}
-
-/// Caps glibc's malloc arenas for the rest of the process, unless its environment set them
-/// (`crate::malloc_arenas`); whether it did. The pack service's process calls it first thing.
-#[napi_derive::napi(js_name = "limitMallocArenas")]
-pub fn limit_malloc_arenas() -> bool {
-    crate::malloc_arenas::cap_from_environment()
 }
