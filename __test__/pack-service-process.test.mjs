@@ -310,7 +310,7 @@ export default () => { appendFileSync(${JSON.stringify(ran)}, 'x'); return {}; }
   }
 });
 
-test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests wait at their heads, unread, until the thread counts as stalled', async () => {
+test('bodies queued behind a busy JS thread are bounded: past 32 MiB, requests wait at their heads, unread, until the thread counts as stalled', async () => {
   const dir = packFolder();
   const [started, release] = ['started', 'release'].map((name) => join(dir, name));
   const indexFile = writeLocalPack(dir, {
@@ -332,11 +332,11 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests w
   try {
     const busy = post(localCall('busy'));
     await until(() => existsSync(started), 'the busy handler');
-    // 200 calls of 900 KB (180 MB), one every 5 ms: Rust reads them while the JS thread is
-    // busy, until 64 MiB of them wait for it.
+    // 150 calls of 900 KB (135 MB), one every 5 ms: Rust reads them while the JS thread is
+    // busy, until 32 MiB of them wait for it.
     const pad = 'x'.repeat(900_000);
     const body = JSON.stringify({ v: 2, kind: 'invoke', tool: { id: 'local.echo' }, input: { pad }, ctx: { tenantId: 't-1', runId: 'run-1' } });
-    const CALLS = 200;
+    const CALLS = 150;
     const calls = [];
     for (let i = 0; i < CALLS; i += 1) {
       calls.push(post(body));
@@ -347,9 +347,9 @@ test('bodies queued behind a busy JS thread are bounded: past 64 MiB, requests w
     calls.forEach((call) => call.then((answer) => answered.push(answer), () => {}));
     // Once the thread has been held past the readiness limit, the requests waiting at their
     // heads leave the wait as stalled, as new ones are refused: none is refused `overloaded`.
-    // 64 MiB of 900 KB bodies is 74 of them, plus the uploads still in flight when the budget
+    // 32 MiB of 900 KB bodies is 37 of them, plus the uploads still in flight when the budget
     // was reached: every call but those is answered before the thread lets go.
-    const queuedAtMost = 85;
+    const queuedAtMost = 48;
     await until(() => answered.length >= CALLS - queuedAtMost, 'the waiting calls to be answered as stalled');
     for (const answer of answered) assert.deepEqual(answer, { status: 503, text: '{"error":"pack code stalled"}' });
     writeFileSync(release, '');

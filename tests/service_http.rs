@@ -8,6 +8,7 @@ use common::{exchange, read_response, wait_until};
 use kindgi_handler_runtime_native::env::PackEnvCheck;
 use kindgi_handler_runtime_native::json::protect_lone_surrogates;
 use kindgi_handler_runtime_native::log::{LogSettings, Logger, Sink};
+use kindgi_handler_runtime_native::service::admission::QUEUE_BUDGET;
 use kindgi_handler_runtime_native::service::call::{
     AbortReason, Answer, Call, CallAbort, RunFuture, Runner, Settled, Target, ToolOutput,
 };
@@ -719,26 +720,28 @@ async fn a_body_that_stalls_is_cut_off_and_gives_its_slot_back() {
 async fn large_uploads_in_flight_are_read_within_the_queue_budget() {
     let h = Harness::start(1000, None, &[]).await;
     let in_flight = || h.listening.service().admission().in_flight();
-    // Heads declaring the largest body (10 MiB), and the first byte of each: six fit the
-    // 64 MiB budget and are read; two more wait at their heads, unread, as TypeScript leaves
+    // Heads declaring the largest body (10 MiB), and the first byte of each: three fit the
+    // 32 MiB budget and are read; two more wait at their heads, unread, as TypeScript leaves
     // requests in the kernel while its thread is busy, and are neither refused nor admitted.
     let head = format!("{}{{", invoke_head(DEFAULT_MAX_BODY_BYTES, ""));
+    let read = QUEUE_BUDGET / DEFAULT_MAX_BODY_BYTES;
     let mut uploads = Vec::new();
-    for admitted in 1..=8 {
+    for admitted in 1..=read + 2 {
         let mut upload = TcpStream::connect(h.addr()).await.expect("connect");
         upload.write_all(head.as_bytes()).await.expect("write");
-        if admitted <= 6 {
+        if admitted <= read {
             wait_until(|| in_flight() == admitted).await;
         }
         uploads.push(upload);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(in_flight(), 6, "the last two wait at their heads");
+    // Past the second a waiting request looks again: still no room.
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(in_flight(), read, "the last two wait at their heads");
     // A small body reserves nothing: it is served meanwhile.
     let answered = exchange(h.addr(), &invoke_request(&tool_call("echo"), "")).await;
     assert_eq!(answered.status, 200);
-    // The six read ones closed mid-body: their reservations go, and the two waiting are read.
-    let waiting = uploads.split_off(6);
+    // The ones read closed mid-body: their reservations go, and the two waiting are read.
+    let waiting = uploads.split_off(read);
     drop(uploads);
     wait_until(|| in_flight() <= 2).await;
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -42,9 +42,9 @@
 //! idle between their bytes, would have refused it).
 //!
 //! Waits are bounded too: past [`MAX_WAITING`] requests at their heads a new one is refused
-//! `overloaded`, and an upload declared larger than the budget leaves with the bodies held
-//! cannot be starved by smaller ones admitted before it: once it has waited [`ARRIVING`], it
-//! is read past the budget, one such upload at a time.
+//! `overloaded`, and an upload declared larger than half the budget, which the budget cannot
+//! hold beside the bodies held, cannot be starved by smaller ones admitted after it: once it
+//! has waited [`ARRIVING`], it is read past the budget, one such upload at a time.
 
 use std::pin::Pin;
 use std::sync::atomic::AtomicU64;
@@ -54,8 +54,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 
-/// The bytes of bodies queued for the JS thread past which requests wait at their heads.
-pub const QUEUE_BUDGET: usize = 64 << 20;
+/// The bytes of bodies queued for the JS thread past which requests wait at their heads: three
+/// bodies of the default 10 MiB limit, enough to keep the JS thread fed (it takes one at a
+/// time, and they are read far faster than it parses them).
+pub const QUEUE_BUDGET: usize = 32 << 20;
 
 /// Uploads count as arriving while bytes of one came this recently: a request waits for their
 /// places then, and is refused once they stall.
@@ -274,8 +276,9 @@ impl Admission {
     }
 
     /// [`Admission::admit`] for a request that has waited at its head for `waited`: past
-    /// [`PLACE_WAIT`] it no longer waits for a place, and past [`ARRIVING`] an upload the
-    /// budget cannot hold beside the bodies held may be the one read past it.
+    /// [`PLACE_WAIT`] it no longer waits for a place, and past [`ARRIVING`] an upload of more
+    /// than half the budget that it cannot hold beside the bodies held may be the one read
+    /// past it.
     pub fn admit_after(self: &Arc<Self>, declared: usize, waited: Duration) -> Admit<'_> {
         let reserved = if declared >= RESERVED_FROM {
             declared
@@ -314,9 +317,10 @@ impl Admission {
     ) -> Result<(InFlight, Place), Busy> {
         let held = self.queued.load(Ordering::SeqCst) + self.reading.load(Ordering::SeqCst);
         let fits = held == 0 || held.saturating_add(reserved) <= QUEUE_BUDGET;
-        // Smaller bodies keep the budget from ever holding this one: past its wait, it is read
-        // past the budget, if no other is.
+        // Past half the budget, smaller bodies can keep it from ever holding this one: past
+        // its wait, it is read past the budget, if no other is.
         let overdraft = !fits
+            && reserved > QUEUE_BUDGET / 2
             && held < QUEUE_BUDGET
             && waited >= self.arriving
             && self
@@ -684,6 +688,15 @@ mod tests {
         ));
         drop(queued);
         assert!(admitted(admission.admit_after(QUEUE_BUDGET, arriving)).is_some());
+        // Half the budget or less waits for room however long: a burst of them is read no
+        // further ahead than the budget.
+        let half = admission.queue(QUEUE_BUDGET / 2 + 1);
+        let waited = Duration::from_secs(60);
+        assert!(matches!(
+            admission.admit_after(QUEUE_BUDGET / 2, waited),
+            Admit::Wait(_)
+        ));
+        drop(half);
         drop(small);
     }
 
