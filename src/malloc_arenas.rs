@@ -20,7 +20,9 @@ const SERVICE_ENTRIES: [&str; 3] = [
 ];
 
 /// Whether the command line `args` (the program first) runs the pack service's process: one
-/// of the arguments names a [`SERVICE_ENTRIES`] file (the script comes after Node's options).
+/// of the arguments names a [`SERVICE_ENTRIES`] file. Any argument, as the script comes after
+/// Node's options, some of which take a value (`--import x.mjs`); a script of the user's that
+/// is given such a name as an argument of its own gets the cap too, and only the cap.
 pub fn is_service_process(args: impl IntoIterator<Item = OsString>) -> bool {
     args.into_iter().skip(1).any(|arg| {
         Path::new(&arg)
@@ -35,9 +37,10 @@ pub fn is_service_process(args: impl IntoIterator<Item = OsString>) -> bool {
 pub const GLIBC_ARENAS: i32 = 2;
 
 /// Whether to cap the arenas, given `MALLOC_ARENA_MAX` and `GLIBC_TUNABLES`: not when either
-/// already says how many there may be (glibc read it as the process started).
+/// already says how many there may be (glibc read it as the process started; an empty
+/// `MALLOC_ARENA_MAX` says nothing to it).
 pub fn cap_wanted(malloc_arena_max: Option<&OsStr>, tunables: Option<&OsStr>) -> bool {
-    malloc_arena_max.is_none()
+    malloc_arena_max.is_none_or(OsStr::is_empty)
         && !tunables.is_some_and(|t| t.to_string_lossy().contains("glibc.malloc.arena_max"))
 }
 
@@ -101,7 +104,7 @@ mod tests {
         assert!(cap_wanted(None, None));
         assert!(cap_wanted(None, os("glibc.malloc.tcache_count=0")));
         assert!(!cap_wanted(os("8"), None));
-        assert!(!cap_wanted(os(""), None));
+        assert!(cap_wanted(os(""), None));
         assert!(!cap_wanted(
             None,
             os("glibc.malloc.check=0:glibc.malloc.arena_max=4")

@@ -275,8 +275,9 @@ impl Admission {
         self.admit_after(declared, Duration::ZERO)
     }
 
-    /// [`Admission::admit`] for a request that has waited at its head for `waited`: past
-    /// [`PLACE_WAIT`] it no longer waits for a place, and past [`ARRIVING`] an upload of more
+    /// [`Admission::admit`] for a request that has waited at its head for `waited` (zero on its
+    /// first look only, which alone is refused past [`MAX_WAITING`]): past [`PLACE_WAIT`] it
+    /// no longer waits for a place, and past [`ARRIVING`] an upload of more
     /// than half the budget that it cannot hold beside the bodies held may be the one read
     /// past it.
     pub fn admit_after(self: &Arc<Self>, declared: usize, waited: Duration) -> Admit<'_> {
@@ -412,6 +413,11 @@ impl Admission {
             admission: Arc::clone(self),
             bytes,
         }
+    }
+
+    /// Requests waiting at their heads.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
     }
 
     /// Calls admitted and not yet answered.
@@ -669,9 +675,17 @@ mod tests {
         let admission = Admission::arriving_within(usize::MAX, arriving);
         // Steady traffic: a small body always queued.
         let small = admission.queue(1);
-        assert!(matches!(admission.admit(QUEUE_BUDGET), Admit::Wait(_)));
-        let first = admitted(admission.admit_after(QUEUE_BUDGET, arriving));
+        let large = QUEUE_BUDGET / 2 + 1;
+        let held_back = admission.queue(QUEUE_BUDGET / 2);
+        assert!(matches!(admission.admit(large), Admit::Wait(_)));
+        let first = admitted(admission.admit_after(large, arriving));
         let (_first_call, first_upload) = first.expect("past its wait, read past the budget");
+        drop(held_back);
+        // No room beside it, and the overdraft is taken: the second waits however long.
+        assert!(matches!(
+            admission.admit_after(large, arriving),
+            Admit::Wait(_)
+        ));
         assert!(
             matches!(
                 admission.admit_after(QUEUE_BUDGET, arriving),
