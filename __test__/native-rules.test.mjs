@@ -21,7 +21,7 @@ test('NATIVE_ERROR_CODES is native\'s list, and errors.d.ts declares the same co
 const PACK_SERVICE_FILES = ['pack-service.js', ...readdirSync(new URL('../lib/pack-service/', import.meta.url)).map((f) => `pack-service/${f}`)];
 
 test('the service defaults are the core\'s: the service and supervisor.js read them from native', () => {
-  assert.deepEqual(native.serviceDefaults(), { maxConcurrency: 32, maxBodyBytes: 10 * 1024 * 1024, defaultTimeoutMs: 120_000, stallMs: 10_000 });
+  assert.deepEqual(native.serviceDefaults(), { maxConcurrency: 32, maxBodyBytes: 10 * 1024 * 1024, defaultTimeoutMs: 120_000, stallMs: 10_000, maxWorkers: 256 });
   for (const file of PACK_SERVICE_FILES.concat('supervisor.js')) {
     assert.doesNotMatch(declared(file), /10 \* 1024 \* 1024|120_000/, `${file} repeats a default`);
   }
