@@ -1,44 +1,12 @@
 //! `PackService`'s admission as a transport drives it.
 
 use super::*;
-use crate::env::PackEnvCheck;
 use crate::service::admission::{MAX_WAITING, QUEUE_BUDGET};
-use crate::service::call::{Call, CallAbort, RunFuture, Runner};
-use crate::service::catalog::Catalog;
+use crate::service::test_service::empty_service;
 
-struct NeverRuns;
-
-impl Runner for NeverRuns {
-    fn run(&self, _call: Call, _abort: CallAbort) -> RunFuture {
-        Box::pin(std::future::pending())
-    }
-}
-
+/// The empty test service, warm: it takes calls.
 fn service() -> Arc<PackService> {
-    let index = serde_json::json!({
-        "v": 1, "packId": "p", "packVersion": "1.0.0", "artifactVersion": "1",
-        "tools": [], "guardrails": [], "agents": [], "flows": []
-    });
-    let catalog = Catalog::from_index(&index).expect("an empty index is valid");
-    let service = Arc::new(PackService::new(
-        ServiceOptions {
-            catalog,
-            token: "t".into(),
-            tenant: None,
-            max_concurrency: 4,
-            max_body_bytes: 1024,
-            default_timeout_ms: 1000,
-            env_check: PackEnvCheck::Strict,
-            missing_env: Vec::new(),
-            index_hash: None,
-            records: None,
-            share_call_bindings: false,
-            js_threads: Arc::default(),
-            stall_limit: None,
-        },
-        Arc::new(NeverRuns),
-        None,
-    ));
+    let service = empty_service();
     service.admission().set_warm(true);
     service
 }

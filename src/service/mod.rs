@@ -27,6 +27,8 @@ pub mod server;
 pub mod sigterm;
 pub mod start_gate;
 pub mod termination;
+#[cfg(test)]
+pub(crate) mod test_service;
 pub mod tickets;
 pub mod timer_floor;
 pub mod tool_io;

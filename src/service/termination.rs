@@ -124,11 +124,8 @@ impl Termination {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::PackEnvCheck;
     use crate::log::{LogSettings, Sink};
-    use crate::service::call::{Call, CallAbort, RunFuture, Runner};
-    use crate::service::catalog::Catalog;
-    use crate::service::core::ServiceOptions;
+    use crate::service::test_service::empty_service as service;
     use std::sync::atomic::{AtomicI32, Ordering};
 
     struct Ends {
@@ -142,14 +139,6 @@ mod tests {
         }
         fn exit(&self, code: i32) {
             self.how.store(code, Ordering::SeqCst);
-        }
-    }
-
-    struct NeverRuns;
-
-    impl Runner for NeverRuns {
-        fn run(&self, _call: Call, _abort: CallAbort) -> RunFuture {
-            Box::pin(std::future::pending())
         }
     }
 
@@ -167,33 +156,6 @@ mod tests {
         let logger = Logger::new(LogSettings::default(), sink);
         let ended: Arc<dyn ProcessEnd> = ends.clone();
         (Termination::new(budget, logger, ended), ends, lines)
-    }
-
-    fn service() -> Arc<PackService> {
-        let index = serde_json::json!({
-            "v": 1, "packId": "p", "packVersion": "1.0.0", "artifactVersion": "1",
-            "tools": [], "guardrails": [], "agents": [], "flows": []
-        });
-        let catalog = Catalog::from_index(&index).expect("an empty index is valid");
-        Arc::new(PackService::new(
-            ServiceOptions {
-                catalog,
-                token: "t".into(),
-                tenant: None,
-                max_concurrency: 4,
-                max_body_bytes: 1024,
-                default_timeout_ms: 1000,
-                env_check: PackEnvCheck::Strict,
-                missing_env: Vec::new(),
-                index_hash: None,
-                records: None,
-                share_call_bindings: false,
-                js_threads: Arc::default(),
-                stall_limit: None,
-            },
-            Arc::new(NeverRuns),
-            None,
-        ))
     }
 
     fn wrote(lines: &Mutex<Vec<String>>, kind: &str) -> bool {
