@@ -753,7 +753,7 @@ impl ServiceParts {
             Arc::clone(self.service.js_threads()),
             self.service.records().cloned(),
             move |index| runner.upgrade().is_some_and(|runner| runner.ping(index)),
-            move || admission.look_again(),
+            move || admission.wake_waiting(),
         );
         let handle = tokio::spawn(watch).abort_handle();
         if let Ok(mut watching) = self.watching.lock() {

@@ -93,7 +93,7 @@ pub struct Admission {
     /// Requests waiting at their heads (see [`Room`]), and what wakes them.
     waiting: AtomicUsize,
     room: Notify,
-    /// Whether an upload is being read past the budget (see [`Admission::admit_after`]).
+    /// Whether an upload is being read past the budget (see [`Admission::admit_on`]).
     overdraft: AtomicBool,
     /// When bytes of an upload last came, in milliseconds from `epoch` and plus one: 0 is
     /// never.
@@ -112,6 +112,24 @@ pub enum Admit<'a> {
     Refused,
     /// No room yet: the request waits for [`Room::made`], its body unread, and asks again.
     Wait(Room<'a>),
+}
+
+/// Which look at the room a request's head takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// Its first.
+    First,
+    /// Another, having waited this long at its head.
+    Again(Duration),
+}
+
+impl Look {
+    fn waited(self) -> Duration {
+        match self {
+            Look::First => Duration::ZERO,
+            Look::Again(waited) => waited,
+        }
+    }
 }
 
 /// A request waiting at its head for a place or for the queue to shrink.
@@ -162,7 +180,7 @@ impl Drop for Queued {
         self.admission
             .queued
             .fetch_sub(self.bytes, Ordering::SeqCst);
-        self.admission.make_room();
+        self.admission.wake_waiting();
     }
 }
 
@@ -210,7 +228,7 @@ impl Drop for Place {
         }
         // Running pack code is not what a head waits for.
         if self.kind != Kind::Running {
-            self.admission.make_room();
+            self.admission.wake_waiting();
         }
     }
 }
@@ -272,15 +290,15 @@ impl Admission {
     /// Checked and counted apart, so requests admitted at the same instant can pass the budget
     /// by their bodies.
     pub fn admit(self: &Arc<Self>, declared: usize) -> Admit<'_> {
-        self.admit_after(declared, Duration::ZERO)
+        self.admit_on(declared, Look::First)
     }
 
-    /// [`Admission::admit`] for a request that has waited at its head for `waited` (zero on its
-    /// first look only, which alone is refused past [`MAX_WAITING`]): past [`PLACE_WAIT`] it
-    /// no longer waits for a place, and past [`ARRIVING`] an upload of more
-    /// than half the budget that it cannot hold beside the bodies held may be the one read
-    /// past it.
-    pub fn admit_after(self: &Arc<Self>, declared: usize, waited: Duration) -> Admit<'_> {
+    /// [`Admission::admit`] on a request's `look`: only a first look is refused past
+    /// [`MAX_WAITING`]; one that has waited past [`PLACE_WAIT`] no longer waits for a place,
+    /// and past [`ARRIVING`] an upload of more than half the budget that it cannot hold beside
+    /// the bodies held may be the one read past it.
+    pub fn admit_on(self: &Arc<Self>, declared: usize, look: Look) -> Admit<'_> {
+        let waited = look.waited();
         let reserved = if declared >= RESERVED_FROM {
             declared
         } else {
@@ -291,7 +309,7 @@ impl Admission {
             Err(Busy::Refused) => return Admit::Refused,
             Err(Busy::Wait) => {}
         }
-        if waited.is_zero() && self.waiting.load(Ordering::SeqCst) >= MAX_WAITING {
+        if look == Look::First && self.waiting.load(Ordering::SeqCst) >= MAX_WAITING {
             return Admit::Refused;
         }
         // Counted and registered before looking again, so that room made in between still
@@ -351,17 +369,12 @@ impl Admission {
         Ok((in_flight, upload))
     }
 
-    /// Wakes the requests waiting at their heads, if any.
-    fn make_room(&self) {
+    /// Wakes the requests waiting at their heads, if any, to look again: room was made, or
+    /// the JS thread stalled (a wait then ends in `pack code stalled` as a new request would).
+    pub fn wake_waiting(&self) {
         if self.waiting.load(Ordering::SeqCst) > 0 {
             self.room.notify_waiters();
         }
-    }
-
-    /// Wakes the requests waiting at their heads to ask readiness again: the JS thread
-    /// stalled, and a wait ends in `pack code stalled` as a new request would.
-    pub fn look_again(&self) {
-        self.make_room();
     }
 
     /// A place for pack code about to start, unless running and held places reach the cap.
@@ -645,11 +658,11 @@ mod tests {
         admission.arrived();
         let just_under = PLACE_WAIT - Duration::from_millis(1);
         assert!(matches!(
-            admission.admit_after(0, just_under),
+            admission.admit_on(0, Look::Again(just_under)),
             Admit::Wait(_)
         ));
         assert!(matches!(
-            admission.admit_after(0, PLACE_WAIT),
+            admission.admit_on(0, Look::Again(PLACE_WAIT)),
             Admit::Refused
         ));
     }
@@ -661,7 +674,7 @@ mod tests {
         let rooms: Vec<Admit<'_>> = (0..MAX_WAITING).map(|_| admission.admit(0)).collect();
         assert!(rooms.iter().all(|admit| matches!(admit, Admit::Wait(_))));
         assert!(matches!(admission.admit(0), Admit::Refused));
-        let looking_again = admission.admit_after(0, Duration::from_millis(1));
+        let looking_again = admission.admit_on(0, Look::Again(Duration::from_millis(1)));
         assert!(matches!(looking_again, Admit::Wait(_)));
         drop(looking_again);
         drop(rooms);
@@ -678,17 +691,17 @@ mod tests {
         let large = QUEUE_BUDGET / 2 + 1;
         let held_back = admission.queue(QUEUE_BUDGET / 2);
         assert!(matches!(admission.admit(large), Admit::Wait(_)));
-        let first = admitted(admission.admit_after(large, arriving));
+        let first = admitted(admission.admit_on(large, Look::Again(arriving)));
         let (_first_call, first_upload) = first.expect("past its wait, read past the budget");
         drop(held_back);
         // No room beside it, and the overdraft is taken: the second waits however long.
         assert!(matches!(
-            admission.admit_after(large, arriving),
+            admission.admit_on(large, Look::Again(arriving)),
             Admit::Wait(_)
         ));
         assert!(
             matches!(
-                admission.admit_after(QUEUE_BUDGET, arriving),
+                admission.admit_on(QUEUE_BUDGET, Look::Again(arriving)),
                 Admit::Wait(_)
             ),
             "one at a time"
@@ -697,17 +710,17 @@ mod tests {
         // Its body is queued now: the budget is spent, and nothing is read past it.
         let queued = admission.queue(QUEUE_BUDGET);
         assert!(matches!(
-            admission.admit_after(QUEUE_BUDGET, arriving),
+            admission.admit_on(QUEUE_BUDGET, Look::Again(arriving)),
             Admit::Wait(_)
         ));
         drop(queued);
-        assert!(admitted(admission.admit_after(QUEUE_BUDGET, arriving)).is_some());
+        assert!(admitted(admission.admit_on(QUEUE_BUDGET, Look::Again(arriving))).is_some());
         // Half the budget or less waits for room however long: a burst of them is read no
         // further ahead than the budget.
         let half = admission.queue(QUEUE_BUDGET / 2 + 1);
         let waited = Duration::from_secs(60);
         assert!(matches!(
-            admission.admit_after(QUEUE_BUDGET / 2, waited),
+            admission.admit_on(QUEUE_BUDGET / 2, Look::Again(waited)),
             Admit::Wait(_)
         ));
         drop(half);

@@ -10,7 +10,7 @@ use crate::json::{
 };
 use crate::log::Logger;
 use crate::protocol::{parse_pack_request, PackErrorCode, PackErrorMessage, RequestKind};
-use crate::service::admission::{Admission, Admit, InFlight, Place, Room};
+use crate::service::admission::{Admission, Admit, InFlight, Look, Place, Room};
 use crate::service::call::{AbortReason, Answer, Call, CallAbort, Runner, Target, ToolOutput};
 use crate::service::call_log::{call_bindings, Reporter};
 pub use crate::service::call_log::{EventSink, ServiceEvent};
@@ -269,26 +269,21 @@ impl PackService {
     /// than the budget.
     pub async fn begin_when_room(&self, head: &RequestHead) -> Begin {
         let since = Instant::now();
-        // Zero on the first look only: that one is refused past the most requests waiting.
-        let mut waited = Duration::ZERO;
+        let mut look = Look::First;
         loop {
-            match self.begin_or_wait(head, Some(waited)) {
+            match self.begin_or_wait(head, Some(look)) {
                 Ok(begin) => return begin,
                 Err(room) => {
                     room.made().await;
-                    waited = since.elapsed().max(Duration::from_nanos(1));
+                    look = Look::Again(since.elapsed());
                 }
             }
         }
     }
 
-    /// `waited`: for a transport that reads the body only once admitted, how long the request
-    /// has waited at its head (`None` for one whose body is read already).
-    fn begin_or_wait(
-        &self,
-        head: &RequestHead,
-        waited: Option<Duration>,
-    ) -> Result<Begin, Room<'_>> {
+    /// `look`: for a transport that reads the body only once admitted, which look at the room
+    /// this is (`None` for one whose body is read already).
+    fn begin_or_wait(&self, head: &RequestHead, look: Option<Look>) -> Result<Begin, Room<'_>> {
         let route = match refuse_request(
             &head.method,
             &head.target,
@@ -310,23 +305,23 @@ impl PackService {
                 body: self.info.clone(),
                 retry_after: false,
             }),
-            Route::Invoke => return self.admit(head, waited),
+            Route::Invoke => return self.admit(head, look),
         })
     }
 
-    fn admit(&self, head: &RequestHead, waited: Option<Duration>) -> Result<Begin, Room<'_>> {
+    fn admit(&self, head: &RequestHead, look: Option<Look>) -> Result<Begin, Room<'_>> {
         if let Some(reason) = self.not_ready() {
             return Ok(Begin::Reply(reason.reply()));
         }
         // A body declared past the limit is refused below; it reserves no more than the limit.
         let declared = match head.content_length {
-            Some(n) if waited.is_some() => usize::try_from(n)
+            Some(n) if look.is_some() => usize::try_from(n)
                 .unwrap_or(usize::MAX)
                 .min(self.max_body_bytes),
             _ => 0,
         };
-        let waited = waited.unwrap_or_default();
-        let (in_flight, uploading) = match self.admission.admit_after(declared, waited) {
+        let look = look.unwrap_or(Look::First);
+        let (in_flight, uploading) = match self.admission.admit_on(declared, look) {
             Admit::Admitted(in_flight, upload) => (in_flight, upload),
             Admit::Refused => return Ok(Begin::Reply(Reply::overloaded())),
             Admit::Wait(room) => return Err(room),
